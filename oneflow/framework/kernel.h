@@ -1,0 +1,86 @@
+#pragma once
+// Kernels: the code an op runs on one device for one dtype. A kernel is constructed once per
+// task from a KernelInitContext (read attributes and physical shapes there, not per call) and
+// called once per iteration with a KernelContext holding that iteration's blobs.
+//
+//   class ReluKernel final : public Kernel {
+//    public:
+//     explicit ReluKernel(const KernelInitContext& ctx) {}
+//     void Forward(KernelContext& ctx) override { ... ctx.Input("x") ... ctx.Output("y") ... }
+//   };
+//   REGISTER_KERNEL("relu", "cpu", kFloat, ReluKernel<float>);
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "oneflow/framework/attr.h"
+#include "oneflow/framework/blob.h"
+#include "oneflow/framework/host_tensor.h"
+#include "proto/op_conf.pb.h"
+#include "proto/placement.pb.h"
+
+namespace oneflow {
+
+class JobInstance;
+class Stream;
+
+// Python-side watch handlers, called by watch kernels: (handler id, value).
+using WatchHandler = std::function<void(int64_t, const HostTensor&)>;
+
+class KernelInitContext {
+ public:
+  KernelInitContext(const OperatorConf& conf, std::map<std::string, BlobDesc> blob_descs,
+                    ParallelContext parallel_context)
+      : conf_(conf), blob_descs_(std::move(blob_descs)), parallel_context_(parallel_context) {}
+
+  const OperatorConf& conf() const { return conf_; }
+  template <typename T>
+  T Attr(const std::string& name) const {
+    return FromAttrValue<T>(conf_.attr().at(name));
+  }
+  // Physical description of an input or output blob ("a", 0) of this task.
+  const BlobDesc& Desc(const std::string& argument, int64_t index = 0) const;
+  bool Has(const std::string& argument, int64_t index = 0) const;
+  const ParallelContext& parallel_context() const { return parallel_context_; }
+
+ private:
+  const OperatorConf& conf_;
+  std::map<std::string, BlobDesc> blob_descs_;
+  ParallelContext parallel_context_;
+};
+
+class KernelContext {
+ public:
+  const Blob& Input(const std::string& argument, int64_t index = 0) const;
+  Blob& Output(const std::string& argument, int64_t index = 0);
+  bool HasInput(const std::string& argument, int64_t index = 0) const;
+  bool HasOutput(const std::string& argument, int64_t index = 0) const;
+  int64_t InputCount(const std::string& argument) const;
+  Stream& stream() const { return *stream_; }
+  // The job instance of the iteration being computed (for input/return/watch kernels).
+  JobInstance* job_instance() const { return job_instance_; }
+  const WatchHandler& watch_handler() const { return *watch_handler_; }
+
+  // Set up by the actor that owns the kernel.
+  void SetBlob(const std::string& key, Blob blob, bool is_input);
+  void set_stream(Stream* stream) { stream_ = stream; }
+  void set_job_instance(JobInstance* instance) { job_instance_ = instance; }
+  void set_watch_handler(const WatchHandler* handler) { watch_handler_ = handler; }
+
+ private:
+  std::map<std::string, Blob> inputs_;
+  std::map<std::string, Blob> outputs_;
+  Stream* stream_ = nullptr;
+  JobInstance* job_instance_ = nullptr;
+  const WatchHandler* watch_handler_ = nullptr;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual void Forward(KernelContext& ctx) = 0;
+};
+
+}  // namespace oneflow

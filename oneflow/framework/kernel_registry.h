@@ -1,0 +1,57 @@
+#pragma once
+// The one kernel registry: (op type, device tag, dtype) -> kernel factory.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "oneflow/framework/kernel.h"
+
+namespace oneflow {
+
+struct OpDef;
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInitContext&)>;
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Instance();
+  void Register(const std::string& op_type, const std::string& device_tag, DataType data_type,
+                KernelFactory factory);
+  bool Has(const std::string& op_type, const std::string& device_tag, DataType data_type) const;
+  // Throws NotImplementedError: "no CPU kernel for op 'x' (relu) with dtype int8".
+  const KernelFactory& Get(const std::string& op_name, const std::string& op_type,
+                           const std::string& device_tag, DataType data_type) const;
+
+ private:
+  std::map<std::tuple<std::string, std::string, DataType>, KernelFactory> factories_;
+};
+
+// The dtype that selects an op's kernel: the op def's kernel_data_type_argument, else its first
+// output, else its first input. `descs` maps argument keys ("out_0") to blob descriptions.
+DataType KernelDataType(const OpDef& def, const OperatorConf& conf,
+                        const std::map<std::string, BlobDesc>& descs);
+
+struct KernelRegistrar {
+  KernelRegistrar(const std::string& op_type, const std::string& device_tag, DataType data_type,
+                  KernelFactory factory) {
+    KernelRegistry::Instance().Register(op_type, device_tag, data_type, std::move(factory));
+  }
+};
+
+#define OF_KERNEL_CONCAT_IMPL(a, b) a##b
+#define OF_KERNEL_CONCAT(a, b) OF_KERNEL_CONCAT_IMPL(a, b)
+#define REGISTER_KERNEL(op_type, device_tag, data_type, ...)                                 \
+  static ::oneflow::KernelRegistrar OF_KERNEL_CONCAT(g_kernel_registrar_, __COUNTER__)(     \
+      op_type, device_tag, data_type, [](const ::oneflow::KernelInitContext& ctx) {          \
+        return std::unique_ptr<::oneflow::Kernel>(new __VA_ARGS__(ctx));                     \
+      })
+
+// Registers KernelTemplate<float> and KernelTemplate<double> for a CPU op.
+#define REGISTER_CPU_FLOATING_KERNELS(op_type, KernelTemplate)      \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kFloat, KernelTemplate<float>); \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kDouble, KernelTemplate<double>)
+
+}  // namespace oneflow
