@@ -1,0 +1,57 @@
+#pragma once
+// Reusable pieces of shape and dtype inference shared by the op declarations in oneflow/ops/.
+// Each helper throws ValueError/TypeError prefixed with "<op_type>: " and stating the rule
+// broken; the caller (job builder) adds the op's name and its input descriptions.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oneflow/common/shape.h"
+
+namespace oneflow {
+
+class InferContext;
+
+// Output `output` gets the shape and dtype of input `input`.
+void InferSameAsInput(InferContext& ctx, const std::string& input, const std::string& output);
+
+// Numpy broadcasting of two shapes, aligned from the right. Throws ValueError naming both shapes.
+Shape BroadcastShapes(const std::string& op_type, const Shape& x, const Shape& y);
+
+// `shape` right-aligned to `num_axes` axes by prepending 1s (num_axes >= shape.num_axes()).
+Shape ExtendShapeTo(const Shape& shape, int64_t num_axes);
+
+// Axes of `large` that are summed to obtain `small` under numpy broadcasting (small aligned
+// right, its dims equal to large's or 1). Throws ValueError when `small` does not broadcast.
+std::vector<int64_t> BroadcastReducedAxes(const std::string& op_type, const Shape& small,
+                                          const Shape& large);
+
+// Sorted unique axes in [0, num_axes); negative axes count from the end; empty means all axes.
+// Throws ValueError naming the axis and the rank when one is out of range.
+std::vector<int64_t> NormalizeReduceAxes(const std::string& op_type,
+                                         const std::vector<int64_t>& axes, int64_t num_axes);
+
+// One axis in [-num_axes, num_axes) normalised to [0, num_axes), or a ValueError.
+int64_t NormalizeAxis(const std::string& op_type, const std::string& what, int64_t axis,
+                      int64_t num_axes);
+
+// Shape of a reduction over normalised `axes`: reduced axes become 1 (keepdims) or are dropped.
+Shape ReduceShape(const Shape& shape, const std::vector<int64_t>& axes, bool keepdims);
+
+// TypeError "<op_type>: x and y must have the same dtype, got float32 and int32".
+void CheckSameDataType(const std::string& op_type, const std::string& first_name,
+                       DataType first, const std::string& second_name, DataType second);
+
+// TypeError unless `data_type` is float32 or float64.
+void CheckFloatingDataType(const std::string& op_type, const std::string& argument,
+                           DataType data_type);
+
+// TypeError unless `data_type` is one of `allowed`; the message lists the allowed dtypes.
+void CheckDataTypeIn(const std::string& op_type, const std::string& argument, DataType data_type,
+                     const std::vector<DataType>& allowed);
+
+// "[0, 2]" for error messages.
+std::string AxesToString(const std::vector<int64_t>& axes);
+
+}  // namespace oneflow

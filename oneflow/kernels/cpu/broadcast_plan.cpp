@@ -1,0 +1,84 @@
+#include "oneflow/kernels/cpu/broadcast_plan.h"
+
+#include "oneflow/common/error.h"
+#include "oneflow/framework/shape_functions.h"
+
+namespace oneflow {
+
+BroadcastPlan::BroadcastPlan(const Shape& iteration_shape,
+                             const std::vector<Shape>& operand_shapes) {
+  const int64_t num_axes = iteration_shape.num_axes();
+  const int64_t operand_count = static_cast<int64_t>(operand_shapes.size());
+  // Per operand, its element stride along each iteration axis (0 where it broadcasts). Axes of
+  // size 1 are dropped: they never move any offset.
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides(operand_count);
+  std::vector<Shape> extended;
+  std::vector<int64_t> contiguous_strides(operand_count, 1);
+  for (const Shape& shape : operand_shapes) {
+    OF_CHECK(shape.num_axes() <= num_axes);
+    extended.push_back(ExtendShapeTo(shape, num_axes));
+  }
+  std::vector<std::vector<int64_t>> reversed_strides(operand_count);
+  std::vector<int64_t> reversed_dims;
+  for (int64_t axis = num_axes - 1; axis >= 0; --axis) {
+    int64_t dim = iteration_shape.At(axis);
+    for (int64_t operand = 0; operand < operand_count; ++operand) {
+      int64_t operand_dim = extended[operand].At(axis);
+      OF_CHECK(operand_dim == dim || operand_dim == 1);
+      if (dim != 1) {
+        reversed_strides[operand].push_back(operand_dim == 1 ? 0 : contiguous_strides[operand]);
+      }
+      contiguous_strides[operand] *= operand_dim;
+    }
+    if (dim != 1) { reversed_dims.push_back(dim); }
+  }
+  // Merge an outer axis into the merged inner one when every operand continues contiguously
+  // (or stays broadcast) across the boundary.
+  for (size_t index = 0; index < reversed_dims.size(); ++index) {
+    bool mergeable = !dims.empty();
+    for (int64_t operand = 0; mergeable && operand < operand_count; ++operand) {
+      int64_t inner_stride = strides[operand].back();
+      int64_t stride = reversed_strides[operand][index];
+      mergeable = stride == inner_stride * dims.back();
+    }
+    if (mergeable) {
+      dims.back() *= reversed_dims[index];
+    } else {
+      dims.push_back(reversed_dims[index]);
+      for (int64_t operand = 0; operand < operand_count; ++operand) {
+        strides[operand].push_back(reversed_strides[operand][index]);
+      }
+    }
+  }
+  // dims/strides are innermost first; the first becomes the row.
+  row_strides_.assign(operand_count, 0);
+  if (!dims.empty()) {
+    row_size_ = dims.front();
+    for (int64_t operand = 0; operand < operand_count; ++operand) {
+      row_strides_[operand] = strides[operand].front();
+    }
+  }
+  outer_strides_.assign(operand_count, {});
+  for (size_t index = dims.size(); index-- > 1;) {
+    outer_dims_.push_back(dims[index]);
+    row_count_ *= dims[index];
+    for (int64_t operand = 0; operand < operand_count; ++operand) {
+      outer_strides_[operand].push_back(strides[operand][index]);
+    }
+  }
+}
+
+void BroadcastPlan::RowOffsets(int64_t row, int64_t* offsets) const {
+  const int64_t operand_count = static_cast<int64_t>(row_strides_.size());
+  for (int64_t operand = 0; operand < operand_count; ++operand) { offsets[operand] = 0; }
+  for (size_t axis = outer_dims_.size(); axis-- > 0;) {
+    int64_t index = row % outer_dims_[axis];
+    row /= outer_dims_[axis];
+    for (int64_t operand = 0; operand < operand_count; ++operand) {
+      offsets[operand] += index * outer_strides_[operand][axis];
+    }
+  }
+}
+
+}  // namespace oneflow

@@ -1,0 +1,25 @@
+#pragma once
+// Splits large elementwise work over the CPU device's compute threads; small work runs inline
+// because handing it off costs more than doing it.
+
+#include <cstdint>
+#include <functional>
+
+#include "oneflow/device/stream.h"
+#include "oneflow/framework/kernel.h"
+
+namespace oneflow {
+
+// Elements per chunk below which elementwise work is not split.
+constexpr int64_t kElementwiseGrain = 32768;
+
+inline void ParallelForElements(KernelContext& ctx, int64_t count, int64_t grain,
+                                const std::function<void(int64_t, int64_t)>& fn) {
+  if (count <= grain) {
+    if (count > 0) { fn(0, count); }
+  } else {
+    ctx.stream().ParallelFor(count, grain, fn);
+  }
+}
+
+}  // namespace oneflow
