@@ -96,6 +96,43 @@ Shape ReduceShape(const Shape& shape, const std::vector<int64_t>& axes, bool kee
   return Shape(dims);
 }
 
+Shape BroadcastLikeInputShape(const std::string& op_type, const Shape& x, const Shape& like,
+                              const std::vector<int64_t>& broadcast_axes) {
+  if (!broadcast_axes.empty() && x == ReduceShape(like, broadcast_axes, false)) {
+    return ReduceShape(like, broadcast_axes, true);
+  }
+  bool valid = x.num_axes() <= like.num_axes();
+  Shape extended = valid ? ExtendShapeTo(x, like.num_axes()) : x;
+  for (int64_t axis = 0; valid && axis < like.num_axes(); ++axis) {
+    if (extended.At(axis) == like.At(axis)) { continue; }
+    bool listed = broadcast_axes.empty() || std::binary_search(broadcast_axes.begin(),
+                                                               broadcast_axes.end(), axis);
+    valid = extended.At(axis) == 1 && listed;
+  }
+  if (!valid) {
+    throw Error(ErrorKind::kValue) << op_type << ": x " << x.ToString()
+                                   << " cannot be broadcast to like " << like.ToString()
+                                   << " along broadcast_axes " << AxesToString(broadcast_axes)
+                                   << ": x must be like's shape with those axes removed or 1";
+  }
+  return extended;
+}
+
+std::vector<int64_t> ReduceSumLikeAxes(const std::string& op_type, const Shape& x,
+                                       const Shape& like, const std::vector<int64_t>& axes) {
+  if (axes.empty()) { return BroadcastReducedAxes(op_type, like, x); }
+  std::vector<int64_t> normalized = NormalizeReduceAxes(op_type, axes, x.num_axes());
+  Shape kept = ReduceShape(x, normalized, true);
+  bool valid = like == ReduceShape(x, normalized, false) ||
+               (like.num_axes() <= x.num_axes() && ExtendShapeTo(like, x.num_axes()) == kept);
+  if (!valid) {
+    throw Error(ErrorKind::kValue) << op_type << ": summing x " << x.ToString() << " over axes "
+                                   << AxesToString(normalized) << " gives " << kept.ToString()
+                                   << ", which does not match like " << like.ToString();
+  }
+  return normalized;
+}
+
 void CheckSameDataType(const std::string& op_type, const std::string& first_name,
                        DataType first, const std::string& second_name, DataType second) {
   if (first != second) {
@@ -120,6 +157,14 @@ void CheckDataTypeIn(const std::string& op_type, const std::string& argument, Da
     error << (i == 0 ? "" : ", ") << DataTypeName(allowed[i]);
   }
   throw error;
+}
+
+std::vector<int64_t> Int64ListAttr(const OperatorConf& conf, const std::string& name) {
+  auto it = conf.attr().find(name);
+  OF_CHECK(it != conf.attr().end()) << "op '" << conf.name() << "' has no attribute '" << name
+                                    << "'";
+  if (it->second.value_case() == AttrValue::VALUE_NOT_SET) { return {}; }
+  return FromAttrValue<std::vector<int64_t>>(it->second);
 }
 
 std::string AxesToString(const std::vector<int64_t>& axes) {

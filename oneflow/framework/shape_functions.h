@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oneflow/common/shape.h"
+#include "proto/op_conf.pb.h"
 
 namespace oneflow {
 
@@ -39,6 +40,18 @@ int64_t NormalizeAxis(const std::string& op_type, const std::string& what, int64
 // Shape of a reduction over normalised `axes`: reduced axes become 1 (keepdims) or are dropped.
 Shape ReduceShape(const Shape& shape, const std::vector<int64_t>& axes, bool keepdims);
 
+// broadcast_like: `x` may be like's shape with the normalised `broadcast_axes` removed or kept as
+// 1, or (any broadcast_axes, or empty ones) numpy-broadcastable to like along broadcast_axes
+// only. Returns x's shape right-aligned to like's rank (1s where broadcast), or a ValueError.
+Shape BroadcastLikeInputShape(const std::string& op_type, const Shape& x, const Shape& like,
+                              const std::vector<int64_t>& broadcast_axes);
+
+// reduce_sum_like: the normalised axes of `x` summed to obtain `like`'s shape. Empty `axes`
+// infers them by numpy broadcasting of like to x; explicit axes require like to be x reduced
+// over them (reduced axes dropped, kept as 1, or like right-aligned to that). ValueError else.
+std::vector<int64_t> ReduceSumLikeAxes(const std::string& op_type, const Shape& x,
+                                       const Shape& like, const std::vector<int64_t>& axes);
+
 // TypeError "<op_type>: x and y must have the same dtype, got float32 and int32".
 void CheckSameDataType(const std::string& op_type, const std::string& first_name,
                        DataType first, const std::string& second_name, DataType second);
@@ -50,6 +63,10 @@ void CheckFloatingDataType(const std::string& op_type, const std::string& argume
 // TypeError unless `data_type` is one of `allowed`; the message lists the allowed dtypes.
 void CheckDataTypeIn(const std::string& op_type, const std::string& argument, DataType data_type,
                      const std::vector<DataType>& allowed);
+
+// The list_int64 attribute `name` of `conf`. ToAttrValue of an empty vector sets no value case,
+// so an empty list arrives unset; it reads as empty here instead of failing the type check.
+std::vector<int64_t> Int64ListAttr(const OperatorConf& conf, const std::string& name);
 
 // "[0, 2]" for error messages.
 std::string AxesToString(const std::vector<int64_t>& axes);

@@ -81,4 +81,51 @@ void BroadcastPlan::RowOffsets(int64_t row, int64_t* offsets) const {
   }
 }
 
+template <typename T>
+void SumByPlan(const BroadcastPlan& plan, const T* in, T* out, int64_t out_count) {
+  for (int64_t i = 0; i < out_count; ++i) { out[i] = T(0); }
+  const int64_t row_size = plan.row_size();
+  const bool row_summed = plan.row_stride(0) == 0;
+  for (int64_t row = 0; row < plan.row_count(); ++row) {
+    int64_t out_offset = 0;
+    plan.RowOffsets(row, &out_offset);
+    const T* __restrict__ in_row = in + row * row_size;
+    T* __restrict__ out_row = out + out_offset;
+    if (row_summed) {
+      T sum = T(0);
+      for (int64_t i = 0; i < row_size; ++i) { sum += in_row[i]; }
+      *out_row += sum;
+    } else {
+      for (int64_t i = 0; i < row_size; ++i) { out_row[i] += in_row[i]; }
+    }
+  }
+}
+
+template <typename T>
+void BroadcastByPlan(const BroadcastPlan& plan, const T* in, T* out) {
+  const int64_t row_size = plan.row_size();
+  const bool row_repeated = plan.row_stride(0) == 0;
+  for (int64_t row = 0; row < plan.row_count(); ++row) {
+    int64_t in_offset = 0;
+    plan.RowOffsets(row, &in_offset);
+    const T* __restrict__ in_row = in + in_offset;
+    T* __restrict__ out_row = out + row * row_size;
+    if (row_repeated) {
+      const T value = *in_row;
+      for (int64_t i = 0; i < row_size; ++i) { out_row[i] = value; }
+    } else {
+      for (int64_t i = 0; i < row_size; ++i) { out_row[i] = in_row[i]; }
+    }
+  }
+}
+
+#define OF_INSTANTIATE_PLAN_FUNCTIONS(T)                                                \
+  template void SumByPlan<T>(const BroadcastPlan&, const T*, T*, int64_t);             \
+  template void BroadcastByPlan<T>(const BroadcastPlan&, const T*, T*);
+OF_INSTANTIATE_PLAN_FUNCTIONS(float)
+OF_INSTANTIATE_PLAN_FUNCTIONS(double)
+OF_INSTANTIATE_PLAN_FUNCTIONS(int32_t)
+OF_INSTANTIATE_PLAN_FUNCTIONS(int64_t)
+#undef OF_INSTANTIATE_PLAN_FUNCTIONS
+
 }  // namespace oneflow

@@ -38,4 +38,13 @@ class BroadcastPlan {
   std::vector<int64_t> row_strides_;
 };
 
+// out (the plan's operand 0 shape, `out_count` elements) = sum of `in` (the iteration shape)
+// over the axes where operand 0 is broadcast. Instantiated for float, double, int32, int64.
+template <typename T>
+void SumByPlan(const BroadcastPlan& plan, const T* in, T* out, int64_t out_count);
+
+// out (the iteration shape) = `in` (the plan's operand 0 shape) repeated where it broadcasts.
+template <typename T>
+void BroadcastByPlan(const BroadcastPlan& plan, const T* in, T* out);
+
 }  // namespace oneflow

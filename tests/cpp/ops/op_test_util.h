@@ -129,19 +129,19 @@ class FakeGradContext final : public GradContext {
 
   const OperatorConf& op() const override { return conf_; }
   const BlobDesc& Desc(const std::string& lbn) const override { return descs_.at(lbn); }
-  bool NeedInputGrad(const std::string& argument, int64_t index) const override {
+  bool NeedInputGrad(const std::string& argument, int64_t index = 0) const override {
     for (const std::string& name : need_grad_inputs_) {
       if (name == argument) { return true; }
     }
     return false;
   }
-  std::string OutputGrad(const std::string& argument, int64_t index) override {
+  std::string OutputGrad(const std::string& argument, int64_t index = 0) override {
     std::string lbn = MakeLbn(conf_.name() + "-out_grad", argument, index);
     descs_[lbn] = descs_.at(Output(argument, index));
     return lbn;
   }
   std::string AddOp(const std::string& suffix, OpConfBuilder builder,
-                    const std::string& out_argument) override {
+                    const std::string& out_argument = "out") override {
     OperatorConf added = builder.Build();
     added.set_name(conf_.name() + "-" + suffix);
     EXPECT_EQ(added_ops_.count(added.name()), 0u) << "duplicate grad op " << added.name();

@@ -1,0 +1,64 @@
+// CPU reduce_sum and reduce_sum_like: both sum an input over axes into a smaller output whose
+// memory layout is the input's shape with the summed axes set to 1.
+
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/broadcast_plan.h"
+
+namespace oneflow {
+
+namespace {
+
+template <typename T>
+class ReduceSumKernel final : public Kernel {
+ public:
+  explicit ReduceSumKernel(const KernelInitContext& ctx) {
+    const Shape& input = ctx.Desc("input_tensor").shape;
+    std::vector<int64_t> axes = NormalizeReduceAxes(
+        "reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.num_axes());
+    Shape kept = ReduceShape(input, axes, true);
+    out_count_ = kept.elem_count();
+    plan_ = BroadcastPlan(input, {kept});
+  }
+
+  void Forward(KernelContext& ctx) override {
+    SumByPlan(plan_, ctx.Input("input_tensor").data<T>(),
+              ctx.Output("output_tensor").mut_data<T>(), out_count_);
+  }
+
+ private:
+  BroadcastPlan plan_;
+  int64_t out_count_;
+};
+
+template <typename T>
+class ReduceSumLikeKernel final : public Kernel {
+ public:
+  explicit ReduceSumLikeKernel(const KernelInitContext& ctx) {
+    const Shape& x = ctx.Desc("x").shape;
+    std::vector<int64_t> axes = ReduceSumLikeAxes(
+        "reduce_sum_like", x, ctx.Desc("like").shape, Int64ListAttr(ctx.conf(), "axis"));
+    Shape kept = ReduceShape(x, axes, true);
+    out_count_ = kept.elem_count();
+    plan_ = BroadcastPlan(x, {kept});
+  }
+
+  void Forward(KernelContext& ctx) override {
+    SumByPlan(plan_, ctx.Input("x").data<T>(), ctx.Output("y").mut_data<T>(), out_count_);
+  }
+
+ private:
+  BroadcastPlan plan_;
+  int64_t out_count_;
+};
+
+}  // namespace
+
+REGISTER_CPU_FLOATING_KERNELS("reduce_sum", ReduceSumKernel);
+REGISTER_KERNEL("reduce_sum", "cpu", kInt32, ReduceSumKernel<int32_t>);
+REGISTER_KERNEL("reduce_sum", "cpu", kInt64, ReduceSumKernel<int64_t>);
+REGISTER_CPU_FLOATING_KERNELS("reduce_sum_like", ReduceSumLikeKernel);
+REGISTER_KERNEL("reduce_sum_like", "cpu", kInt32, ReduceSumLikeKernel<int32_t>);
+REGISTER_KERNEL("reduce_sum_like", "cpu", kInt64, ReduceSumLikeKernel<int64_t>);
+
+}  // namespace oneflow
