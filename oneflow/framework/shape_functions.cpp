@@ -12,6 +12,25 @@ void InferSameAsInput(InferContext& ctx, const std::string& input, const std::st
   ctx.Output(output) = ctx.Input(input);
 }
 
+void InferElementwiseUnary(InferContext& ctx, const std::string& op_type, const std::string& input,
+                           const std::string& output, const std::vector<DataType>& allowed) {
+  const BlobDesc& desc = ctx.Input(input);
+  CheckDataTypeIn(op_type, input, desc.data_type, allowed);
+  ctx.Output(output) = desc;
+}
+
+void InferActivationGrad(InferContext& ctx, const std::string& op_type) {
+  const BlobDesc& y = ctx.Input("y");
+  const BlobDesc& dy = ctx.Input("dy");
+  CheckFloatingDataType(op_type, "y", y.data_type);
+  CheckSameDataType(op_type, "y", y.data_type, "dy", dy.data_type);
+  if (y.shape != dy.shape) {
+    throw Error(ErrorKind::kValue) << op_type << ": y " << y.shape.ToString() << " and dy "
+                                   << dy.shape.ToString() << " must have the same shape";
+  }
+  ctx.Output("dx") = y;
+}
+
 Shape BroadcastShapes(const std::string& op_type, const Shape& x, const Shape& y) {
   int64_t num_axes = std::max(x.num_axes(), y.num_axes());
   Shape x_extended = ExtendShapeTo(x, num_axes);

@@ -17,6 +17,13 @@ class InferContext;
 // Output `output` gets the shape and dtype of input `input`.
 void InferSameAsInput(InferContext& ctx, const std::string& input, const std::string& output);
 
+// Elementwise op: `output` gets the shape and dtype of `input`, whose dtype must be in `allowed`.
+void InferElementwiseUnary(InferContext& ctx, const std::string& op_type, const std::string& input,
+                           const std::string& output, const std::vector<DataType>& allowed);
+
+// Gradient ops of activations (y, dy -> dx): y and dy must agree in shape and in a floating dtype.
+void InferActivationGrad(InferContext& ctx, const std::string& op_type);
+
 // Numpy broadcasting of two shapes, aligned from the right. Throws ValueError naming both shapes.
 Shape BroadcastShapes(const std::string& op_type, const Shape& x, const Shape& y);
 

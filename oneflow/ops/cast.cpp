@@ -1,0 +1,48 @@
+// cast: out = in converted to `dtype`. The gradient casts the output's gradient back, for
+// floating inputs only (integers carry no gradient).
+
+#include "oneflow/common/data_type.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/framework/shape_functions.h"
+#include "oneflow/sbp/sbp_helpers.h"
+
+namespace oneflow {
+
+namespace {
+
+const std::vector<DataType> kCastDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8};
+
+void InferCast(InferContext& ctx) {
+  const BlobDesc& in = ctx.Input("in");
+  DataType data_type = ctx.Attr<DataType>("dtype");
+  CheckDataTypeIn("cast", "in", in.data_type, kCastDataTypes);
+  CheckDataTypeIn("cast", "dtype", data_type, kCastDataTypes);
+  ctx.Output("out") = BlobDesc{in.shape, data_type};
+}
+
+void GenerateCastGrad(GradContext& ctx) {
+  std::string in = ctx.Input("in");
+  DataType in_data_type = ctx.Desc(in).data_type;
+  if (!ctx.NeedInputGrad("in") || !IsFloatingDataType(in_data_type)) { return; }
+  std::string din = ctx.AddOp("in_grad", OpConfBuilder("cast", "")
+                                             .Input("in", ctx.OutputGrad("out"))
+                                             .Attr("dtype", in_data_type));
+  ctx.SetInputGrad("in", din);
+}
+
+}  // namespace
+
+REGISTER_OP("cast")
+    .Input("in")
+    .Output("out")
+    .RequiredAttr<DataType>("dtype")
+    .SetInferFn(InferCast)
+    .SetSbpFn([](SbpContext& ctx) {
+      // Partial sums survive only a cast between floating types.
+      bool linear = IsFloatingDataType(ctx.LogicalInput("in").data_type) &&
+                    IsFloatingDataType(ctx.Attr<DataType>("dtype"));
+      AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), linear);
+    })
+    .SetGradFn(GenerateCastGrad);
+
+}  // namespace oneflow
