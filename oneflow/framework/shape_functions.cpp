@@ -42,8 +42,8 @@ Shape BroadcastShapes(const std::string& op_type, const Shape& x, const Shape& y
     if (x_dim != y_dim && x_dim != 1 && y_dim != 1) {
       throw Error(ErrorKind::kValue)
           << op_type << ": shapes " << x.ToString() << " and " << y.ToString()
-          << " cannot be broadcast together: dimension " << x_dim << " != " << y_dim
-          << " at axis " << axis - num_axes << " (counting from the right) and neither is 1";
+          << " cannot be broadcast together: dimension " << x_dim << " != " << y_dim << " at axis "
+          << axis - num_axes << " (counting from the right) and neither is 1";
     }
     dims[axis] = x_dim == 1 ? y_dim : x_dim;
   }
@@ -82,9 +82,9 @@ std::vector<int64_t> BroadcastReducedAxes(const std::string& op_type, const Shap
 int64_t NormalizeAxis(const std::string& op_type, const std::string& what, int64_t axis,
                       int64_t num_axes) {
   if (axis < -num_axes || axis >= num_axes) {
-    throw Error(ErrorKind::kValue) << op_type << ": " << what << " " << axis
-                                   << " is out of range for a tensor of rank " << num_axes
-                                   << " (expected in [" << -num_axes << ", " << num_axes << "))";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": " << what << " " << axis << " is out of range for a tensor of rank "
+        << num_axes << " (expected in [" << -num_axes << ", " << num_axes << "))";
   }
   return axis < 0 ? axis + num_axes : axis;
 }
@@ -96,7 +96,9 @@ std::vector<int64_t> NormalizeReduceAxes(const std::string& op_type,
     for (int64_t axis = 0; axis < num_axes; ++axis) { normalized.push_back(axis); }
     return normalized;
   }
-  for (int64_t axis : axes) { normalized.push_back(NormalizeAxis(op_type, "axis", axis, num_axes)); }
+  for (int64_t axis : axes) {
+    normalized.push_back(NormalizeAxis(op_type, "axis", axis, num_axes));
+  }
   std::sort(normalized.begin(), normalized.end());
   normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
   return normalized;
@@ -124,15 +126,15 @@ Shape BroadcastLikeInputShape(const std::string& op_type, const Shape& x, const 
   Shape extended = valid ? ExtendShapeTo(x, like.num_axes()) : x;
   for (int64_t axis = 0; valid && axis < like.num_axes(); ++axis) {
     if (extended.At(axis) == like.At(axis)) { continue; }
-    bool listed = broadcast_axes.empty() || std::binary_search(broadcast_axes.begin(),
-                                                               broadcast_axes.end(), axis);
+    bool listed = broadcast_axes.empty() ||
+                  std::binary_search(broadcast_axes.begin(), broadcast_axes.end(), axis);
     valid = extended.At(axis) == 1 && listed;
   }
   if (!valid) {
-    throw Error(ErrorKind::kValue) << op_type << ": x " << x.ToString()
-                                   << " cannot be broadcast to like " << like.ToString()
-                                   << " along broadcast_axes " << AxesToString(broadcast_axes)
-                                   << ": x must be like's shape with those axes removed or 1";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": x " << x.ToString() << " cannot be broadcast to like " << like.ToString()
+        << " along broadcast_axes " << AxesToString(broadcast_axes)
+        << ": x must be like's shape with those axes removed or 1";
   }
   return extended;
 }
@@ -145,15 +147,15 @@ std::vector<int64_t> ReduceSumLikeAxes(const std::string& op_type, const Shape& 
   bool valid = like == ReduceShape(x, normalized, false) ||
                (like.num_axes() <= x.num_axes() && ExtendShapeTo(like, x.num_axes()) == kept);
   if (!valid) {
-    throw Error(ErrorKind::kValue) << op_type << ": summing x " << x.ToString() << " over axes "
-                                   << AxesToString(normalized) << " gives " << kept.ToString()
-                                   << ", which does not match like " << like.ToString();
+    throw Error(ErrorKind::kValue)
+        << op_type << ": summing x " << x.ToString() << " over axes " << AxesToString(normalized)
+        << " gives " << kept.ToString() << ", which does not match like " << like.ToString();
   }
   return normalized;
 }
 
-void CheckSameDataType(const std::string& op_type, const std::string& first_name,
-                       DataType first, const std::string& second_name, DataType second) {
+void CheckSameDataType(const std::string& op_type, const std::string& first_name, DataType first,
+                       const std::string& second_name, DataType second) {
   if (first != second) {
     throw Error(ErrorKind::kType) << op_type << ": " << first_name << " and " << second_name
                                   << " must have the same dtype, got " << DataTypeName(first)
@@ -180,8 +182,8 @@ void CheckDataTypeIn(const std::string& op_type, const std::string& argument, Da
 
 std::vector<int64_t> Int64ListAttr(const OperatorConf& conf, const std::string& name) {
   auto it = conf.attr().find(name);
-  OF_CHECK(it != conf.attr().end()) << "op '" << conf.name() << "' has no attribute '" << name
-                                    << "'";
+  OF_CHECK(it != conf.attr().end())
+      << "op '" << conf.name() << "' has no attribute '" << name << "'";
   if (it->second.value_case() == AttrValue::VALUE_NOT_SET) { return {}; }
   return FromAttrValue<std::vector<int64_t>>(it->second);
 }

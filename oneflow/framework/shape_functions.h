@@ -60,8 +60,8 @@ std::vector<int64_t> ReduceSumLikeAxes(const std::string& op_type, const Shape& 
                                        const Shape& like, const std::vector<int64_t>& axes);
 
 // TypeError "<op_type>: x and y must have the same dtype, got float32 and int32".
-void CheckSameDataType(const std::string& op_type, const std::string& first_name,
-                       DataType first, const std::string& second_name, DataType second);
+void CheckSameDataType(const std::string& op_type, const std::string& first_name, DataType first,
+                       const std::string& second_name, DataType second);
 
 // TypeError unless `data_type` is float32 or float64.
 void CheckFloatingDataType(const std::string& op_type, const std::string& argument,

@@ -20,9 +20,9 @@ void InferAddN(InferContext& ctx) {
     std::string name = "in[" + std::to_string(index) + "]";
     CheckSameDataType("add_n", "in[0]", first.data_type, name, other.data_type);
     if (other.shape != first.shape) {
-      throw Error(ErrorKind::kValue) << "add_n: all inputs must have the same shape, got in[0] "
-                                     << first.shape.ToString() << " and " << name << " "
-                                     << other.shape.ToString();
+      throw Error(ErrorKind::kValue)
+          << "add_n: all inputs must have the same shape, got in[0] " << first.shape.ToString()
+          << " and " << name << " " << other.shape.ToString();
     }
   }
   ctx.Output("out") = first;

@@ -15,9 +15,9 @@ void InferBiasAdd(InferContext& ctx) {
   CheckSameDataType("bias_add", "a", a.data_type, "b", b.data_type);
   int64_t axis = NormalizeAxis("bias_add", "axis", ctx.Attr<int64_t>("axis"), a.shape.num_axes());
   if (b.shape.num_axes() != 1 || b.shape.At(0) != a.shape.At(axis)) {
-    throw Error(ErrorKind::kValue) << "bias_add: b must be 1-D of size a.shape[" << axis
-                                   << "]=" << a.shape.At(axis) << ", got a "
-                                   << a.shape.ToString() << " and b " << b.shape.ToString();
+    throw Error(ErrorKind::kValue)
+        << "bias_add: b must be 1-D of size a.shape[" << axis << "]=" << a.shape.At(axis)
+        << ", got a " << a.shape.ToString() << " and b " << b.shape.ToString();
   }
   ctx.Output("out") = a;
 }

@@ -75,13 +75,13 @@ void GenerateSubGrad(GradContext& ctx) {
 
 void GenerateMulGrad(GradContext& ctx) {
   if (ctx.NeedInputGrad("x")) {
-    std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"),
-                                 ctx.Input("y"));
+    std::string product =
+        Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), ctx.Input("y"));
     ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
   }
   if (ctx.NeedInputGrad("y")) {
-    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"),
-                                 ctx.Input("x"));
+    std::string product =
+        Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), ctx.Input("x"));
     ctx.SetInputGrad("y", ReduceToInput(ctx, product, "y", "y_grad"));
   }
 }
@@ -89,13 +89,13 @@ void GenerateMulGrad(GradContext& ctx) {
 // z = x / y: dx = dz / y and dy = -dz * z / y.
 void GenerateDivGrad(GradContext& ctx) {
   if (ctx.NeedInputGrad("x")) {
-    std::string quotient = Binary(ctx, "x_grad_div", "broadcast_div", ctx.OutputGrad("z"),
-                                  ctx.Input("y"));
+    std::string quotient =
+        Binary(ctx, "x_grad_div", "broadcast_div", ctx.OutputGrad("z"), ctx.Input("y"));
     ctx.SetInputGrad("x", ReduceToInput(ctx, quotient, "x", "x_grad"));
   }
   if (ctx.NeedInputGrad("y")) {
-    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"),
-                                 ctx.Output("z"));
+    std::string product =
+        Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), ctx.Output("z"));
     std::string quotient = Binary(ctx, "y_grad_div", "broadcast_div", product, ctx.Input("y"));
     std::string reduced = ReduceToInput(ctx, quotient, "y", "y_grad_sum");
     ctx.SetInputGrad("y", Negate(ctx, "y_grad", reduced));

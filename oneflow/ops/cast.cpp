@@ -24,9 +24,9 @@ void GenerateCastGrad(GradContext& ctx) {
   std::string in = ctx.Input("in");
   DataType in_data_type = ctx.Desc(in).data_type;
   if (!ctx.NeedInputGrad("in") || !IsFloatingDataType(in_data_type)) { return; }
-  std::string din = ctx.AddOp("in_grad", OpConfBuilder("cast", "")
-                                             .Input("in", ctx.OutputGrad("out"))
-                                             .Attr("dtype", in_data_type));
+  std::string din = ctx.AddOp(
+      "in_grad",
+      OpConfBuilder("cast", "").Input("in", ctx.OutputGrad("out")).Attr("dtype", in_data_type));
   ctx.SetInputGrad("in", din);
 }
 

@@ -19,8 +19,8 @@ void InferConstant(InferContext& ctx) {
   Shape shape = ctx.Attr<Shape>("shape");
   for (int64_t dim : shape.dims()) {
     if (dim < 0) {
-      throw Error(ErrorKind::kValue) << "constant: shape " << shape.ToString()
-                                     << " has a negative dimension";
+      throw Error(ErrorKind::kValue)
+          << "constant: shape " << shape.ToString() << " has a negative dimension";
     }
   }
   ctx.Output("out") = BlobDesc{shape, data_type};

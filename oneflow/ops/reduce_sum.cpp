@@ -13,8 +13,8 @@ namespace {
 void InferReduceSum(InferContext& ctx) {
   const BlobDesc& input = ctx.Input("input_tensor");
   CheckDataTypeIn("reduce_sum", "input_tensor", input.data_type, {kFloat, kDouble, kInt32, kInt64});
-  std::vector<int64_t> axes = NormalizeReduceAxes(
-      "reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.shape.num_axes());
+  std::vector<int64_t> axes =
+      NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.shape.num_axes());
   ctx.Output("output_tensor") =
       BlobDesc{ReduceShape(input.shape, axes, ctx.Attr<bool>("keepdims")), input.data_type};
 }
@@ -30,9 +30,8 @@ void GetReduceSumSbp(SbpContext& ctx) {
 void GenerateReduceSumGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("input_tensor")) { return; }
   std::string input = ctx.Input("input_tensor");
-  std::vector<int64_t> axes =
-      NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.op(), "axis"),
-                          ctx.Desc(input).shape.num_axes());
+  std::vector<int64_t> axes = NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.op(), "axis"),
+                                                  ctx.Desc(input).shape.num_axes());
   std::string grad = ctx.AddOp("input_tensor_grad",
                                OpConfBuilder("broadcast_like", "")
                                    .Input("x", ctx.OutputGrad("output_tensor"))

@@ -12,11 +12,10 @@ namespace {
 
 void GenerateReluGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("x")) { return; }
-  std::string dx = ctx.AddOp("x_grad",
-                             OpConfBuilder("relu_grad", "")
-                                 .Input("y", ctx.Output("y"))
-                                 .Input("dy", ctx.OutputGrad("y")),
-                             "dx");
+  std::string dx = ctx.AddOp(
+      "x_grad",
+      OpConfBuilder("relu_grad", "").Input("y", ctx.Output("y")).Input("dy", ctx.OutputGrad("y")),
+      "dx");
   ctx.SetInputGrad("x", dx);
 }
 

@@ -41,10 +41,10 @@ Shape ResolveReshape(const Shape& in, const Shape& requested) {
     resolved.Set(inferred_axis, in.elem_count() / known_count);
   }
   if (resolved.elem_count() != in.elem_count()) {
-    throw Error(ErrorKind::kValue) << "reshape: cannot reshape " << in.ToString() << " ("
-                                   << ElementCountText(in.elem_count()) << ") into "
-                                   << resolved.ToString() << " ("
-                                   << ElementCountText(resolved.elem_count()) << ")";
+    throw Error(ErrorKind::kValue)
+        << "reshape: cannot reshape " << in.ToString() << " (" << ElementCountText(in.elem_count())
+        << ") into " << resolved.ToString() << " (" << ElementCountText(resolved.elem_count())
+        << ")";
   }
   return resolved;
 }
@@ -60,10 +60,10 @@ void InferReshapeLike(InferContext& ctx) {
   const BlobDesc& like = ctx.Input("like");
   CheckDataTypeIn("reshape_like", "in", in.data_type, kReshapeDataTypes);
   if (in.shape.elem_count() != like.shape.elem_count()) {
-    throw Error(ErrorKind::kValue) << "reshape_like: cannot reshape " << in.shape.ToString()
-                                   << " (" << ElementCountText(in.shape.elem_count())
-                                   << ") like " << like.shape.ToString() << " ("
-                                   << ElementCountText(like.shape.elem_count()) << ")";
+    throw Error(ErrorKind::kValue)
+        << "reshape_like: cannot reshape " << in.shape.ToString() << " ("
+        << ElementCountText(in.shape.elem_count()) << ") like " << like.shape.ToString() << " ("
+        << ElementCountText(like.shape.elem_count()) << ")";
   }
   ctx.Output("out") = BlobDesc{like.shape, in.data_type};
 }
@@ -118,8 +118,7 @@ REGISTER_OP("reshape_like")
     .NoGradInput("like")
     .SetInferFn(InferReshapeLike)
     .SetSbpFn([](SbpContext& ctx) {
-      AddReshapeSignatures(ctx, ctx.LogicalInput("in").shape, ctx.LogicalInput("like").shape,
-                           true);
+      AddReshapeSignatures(ctx, ctx.LogicalInput("in").shape, ctx.LogicalInput("like").shape, true);
     })
     .SetGradFn(GenerateReshapeGrad);
 

@@ -19,8 +19,8 @@ void AddRowwiseSignatures(SbpContext& ctx, int64_t num_axes) {
 void InferSoftmax(InferContext& ctx) {
   const BlobDesc& in = ctx.Input("in");
   if (in.shape.num_axes() < 1) {
-    throw Error(ErrorKind::kValue) << "softmax: in must have at least 1 axis, got "
-                                   << in.shape.ToString();
+    throw Error(ErrorKind::kValue)
+        << "softmax: in must have at least 1 axis, got " << in.shape.ToString();
   }
   InferElementwiseUnary(ctx, "softmax", "in", "out", {kFloat, kDouble});
 }

@@ -20,9 +20,9 @@ void CheckPredictionAndLabel(const std::string& op_type, const BlobDesc& predict
     valid = label.shape.At(axis) == shape.At(axis);
   }
   if (!valid) {
-    throw Error(ErrorKind::kValue) << op_type << ": label " << label.shape.ToString()
-                                   << " must be prediction " << shape.ToString()
-                                   << " without its last (class) axis";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": label " << label.shape.ToString() << " must be prediction "
+        << shape.ToString() << " without its last (class) axis";
   }
 }
 
@@ -50,9 +50,9 @@ void InferSparseSoftmaxCrossEntropyGrad(InferContext& ctx) {
   CheckSameDataType("sparse_softmax_cross_entropy_grad", "prob", prob.data_type, "dy",
                     dy.data_type);
   if (dy.shape != label.shape) {
-    throw Error(ErrorKind::kValue) << "sparse_softmax_cross_entropy_grad: dy "
-                                   << dy.shape.ToString() << " must have label's shape "
-                                   << label.shape.ToString();
+    throw Error(ErrorKind::kValue)
+        << "sparse_softmax_cross_entropy_grad: dy " << dy.shape.ToString()
+        << " must have label's shape " << label.shape.ToString();
   }
   ctx.Output("prediction_diff") = prob;
 }

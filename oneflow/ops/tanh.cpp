@@ -11,11 +11,10 @@ namespace {
 
 void GenerateTanhGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("x")) { return; }
-  std::string dx = ctx.AddOp("x_grad",
-                             OpConfBuilder("tanh_grad", "")
-                                 .Input("y", ctx.Output("y"))
-                                 .Input("dy", ctx.OutputGrad("y")),
-                             "dx");
+  std::string dx = ctx.AddOp(
+      "x_grad",
+      OpConfBuilder("tanh_grad", "").Input("y", ctx.Output("y")).Input("dy", ctx.OutputGrad("y")),
+      "dx");
   ctx.SetInputGrad("x", dx);
 }
 

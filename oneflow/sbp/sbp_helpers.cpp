@@ -54,7 +54,8 @@ void AddBroadcastBinarySignatures(SbpContext& ctx, const std::string& x, const s
     case PartialSumRule::kFirstPartial:
       ctx.NewSignature().PartialSum(x).Broadcast(y).PartialSum(z).Build();
       break;
-    case PartialSumRule::kNone: break;
+    case PartialSumRule::kNone:
+      break;
   }
   ctx.NewSignature().Broadcast(x).Broadcast(y).Broadcast(z).Build();
 }

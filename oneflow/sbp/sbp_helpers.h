@@ -20,9 +20,9 @@ void AddElementwiseSignatures(SbpContext& ctx, int64_t num_axes, bool partial_su
 // How partial-sum inputs may pass through a broadcast binary op z = f(x, y).
 enum class PartialSumRule {
   kNone,
-  kBothPartial,     // z = x + y, x - y: P, P -> P
-  kEitherPartial,   // z = x * y: P, B -> P and B, P -> P
-  kFirstPartial,    // z = x / y: P, B -> P
+  kBothPartial,    // z = x + y, x - y: P, P -> P
+  kEitherPartial,  // z = x * y: P, B -> P and B, P -> P
+  kFirstPartial,   // z = x / y: P, B -> P
 };
 
 // Binary ops with numpy broadcasting: for each output axis of size > 1, split the output there,

@@ -11,25 +11,39 @@ namespace {
 
 struct Relu {
   template <typename T>
-  static T Forward(T x) { return x > T(0) ? x : T(0); }
+  static T Forward(T x) {
+    return x > T(0) ? x : T(0);
+  }
   template <typename T>
-  static T Backward(T y, T dy) { return y > T(0) ? dy : T(0); }
+  static T Backward(T y, T dy) {
+    return y > T(0) ? dy : T(0);
+  }
 };
 struct Sigmoid {
   template <typename T>
-  static T Forward(T x) { return T(1) / (T(1) + std::exp(-x)); }
+  static T Forward(T x) {
+    return T(1) / (T(1) + std::exp(-x));
+  }
   template <typename T>
-  static T Backward(T y, T dy) { return dy * y * (T(1) - y); }
+  static T Backward(T y, T dy) {
+    return dy * y * (T(1) - y);
+  }
 };
 struct Tanh {
   template <typename T>
-  static T Forward(T x) { return std::tanh(x); }
+  static T Forward(T x) {
+    return std::tanh(x);
+  }
   template <typename T>
-  static T Backward(T y, T dy) { return dy * (T(1) - y * y); }
+  static T Backward(T y, T dy) {
+    return dy * (T(1) - y * y);
+  }
 };
 struct Square {
   template <typename T>
-  static T Forward(T x) { return x * x; }
+  static T Forward(T x) {
+    return x * x;
+  }
 };
 
 template <typename Functor, typename T>
@@ -43,7 +57,9 @@ class ActivationKernel final : public Kernel {
                         [=](int64_t begin, int64_t end) {
                           const T* __restrict__ in = x;
                           T* __restrict__ out = y;
-                          for (int64_t i = begin; i < end; ++i) { out[i] = Functor::Forward(in[i]); }
+                          for (int64_t i = begin; i < end; ++i) {
+                            out[i] = Functor::Forward(in[i]);
+                          }
                         });
   }
 };

@@ -14,24 +14,32 @@ namespace {
 
 struct AddFunctor {
   template <typename T>
-  static T Apply(T x, T y) { return x + y; }
+  static T Apply(T x, T y) {
+    return x + y;
+  }
 };
 struct SubFunctor {
   template <typename T>
-  static T Apply(T x, T y) { return x - y; }
+  static T Apply(T x, T y) {
+    return x - y;
+  }
 };
 struct MulFunctor {
   template <typename T>
-  static T Apply(T x, T y) { return x * y; }
+  static T Apply(T x, T y) {
+    return x * y;
+  }
 };
 struct DivFunctor {
   template <typename T>
-  static T Apply(T x, T y) { return x / y; }
+  static T Apply(T x, T y) {
+    return x / y;
+  }
 };
 
 template <typename Functor, typename T>
-void BinaryRow(const T* __restrict__ x, int64_t x_stride, const T* __restrict__ y,
-               int64_t y_stride, T* __restrict__ z, int64_t count) {
+void BinaryRow(const T* __restrict__ x, int64_t x_stride, const T* __restrict__ y, int64_t y_stride,
+               T* __restrict__ z, int64_t count) {
   if (x_stride == 1 && y_stride == 1) {
     for (int64_t i = 0; i < count; ++i) { z[i] = Functor::Apply(x[i], y[i]); }
   } else if (x_stride == 1) {
@@ -74,8 +82,8 @@ class BroadcastBinaryKernel final : public Kernel {
       int64_t offsets[2];
       for (int64_t row = begin; row < end; ++row) {
         plan.RowOffsets(row, offsets);
-        BinaryRow<Functor>(x + offsets[0], plan.row_stride(0), y + offsets[1],
-                           plan.row_stride(1), z + row * row_size, row_size);
+        BinaryRow<Functor>(x + offsets[0], plan.row_stride(0), y + offsets[1], plan.row_stride(1),
+                           z + row * row_size, row_size);
       }
     });
   }
@@ -87,10 +95,10 @@ class BroadcastBinaryKernel final : public Kernel {
 #define OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, data_type, T) \
   REGISTER_KERNEL(op_type, "cpu", data_type, BroadcastBinaryKernel<Functor, T>)
 
-#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)   \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float);    \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double);  \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t);  \
+#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)  \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float);   \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double); \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t); \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t)
 
 }  // namespace

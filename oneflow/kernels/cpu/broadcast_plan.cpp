@@ -119,8 +119,8 @@ void BroadcastByPlan(const BroadcastPlan& plan, const T* in, T* out) {
   }
 }
 
-#define OF_INSTANTIATE_PLAN_FUNCTIONS(T)                                                \
-  template void SumByPlan<T>(const BroadcastPlan&, const T*, T*, int64_t);             \
+#define OF_INSTANTIATE_PLAN_FUNCTIONS(T)                                   \
+  template void SumByPlan<T>(const BroadcastPlan&, const T*, T*, int64_t); \
   template void BroadcastByPlan<T>(const BroadcastPlan&, const T*, T*);
 OF_INSTANTIATE_PLAN_FUNCTIONS(float)
 OF_INSTANTIATE_PLAN_FUNCTIONS(double)

@@ -16,8 +16,7 @@ void Gemm(CBLAS_TRANSPOSE transpose_a, CBLAS_TRANSPOSE transpose_b, int m, int n
 
 void Gemm(CBLAS_TRANSPOSE transpose_a, CBLAS_TRANSPOSE transpose_b, int m, int n, int k,
           double alpha, const double* a, int lda, const double* b, int ldb, double* out) {
-  cblas_dgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, 0.0, out,
-              n);
+  cblas_dgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, 0.0, out, n);
 }
 
 template <typename T>

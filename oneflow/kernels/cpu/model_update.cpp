@@ -54,16 +54,16 @@ class MomentumUpdateKernel final : public Kernel {
     const T* diff = ctx.Input("model_diff").data<T>();
     const T learning_rate = static_cast<T>(*ctx.Input("learning_rate").data<float>());
     const T beta = beta_, scale = scale_, weight_decay = weight_decay_;
-    ParallelForElements(ctx, ctx.Input("model").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
-                          T* __restrict__ w = model;
-                          T* __restrict__ v = momentum;
-                          const T* __restrict__ g = diff;
-                          for (int64_t i = begin; i < end; ++i) {
-                            v[i] = beta * v[i] - learning_rate * (scale * g[i] + weight_decay * w[i]);
-                            w[i] += v[i];
-                          }
-                        });
+    ParallelForElements(
+        ctx, ctx.Input("model").elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
+          T* __restrict__ w = model;
+          T* __restrict__ v = momentum;
+          const T* __restrict__ g = diff;
+          for (int64_t i = begin; i < end; ++i) {
+            v[i] = beta * v[i] - learning_rate * (scale * g[i] + weight_decay * w[i]);
+            w[i] += v[i];
+          }
+        });
   }
 
  private:

@@ -14,16 +14,16 @@ class ReduceSumKernel final : public Kernel {
  public:
   explicit ReduceSumKernel(const KernelInitContext& ctx) {
     const Shape& input = ctx.Desc("input_tensor").shape;
-    std::vector<int64_t> axes = NormalizeReduceAxes(
-        "reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.num_axes());
+    std::vector<int64_t> axes =
+        NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.num_axes());
     Shape kept = ReduceShape(input, axes, true);
     out_count_ = kept.elem_count();
     plan_ = BroadcastPlan(input, {kept});
   }
 
   void Forward(KernelContext& ctx) override {
-    SumByPlan(plan_, ctx.Input("input_tensor").data<T>(),
-              ctx.Output("output_tensor").mut_data<T>(), out_count_);
+    SumByPlan(plan_, ctx.Input("input_tensor").data<T>(), ctx.Output("output_tensor").mut_data<T>(),
+              out_count_);
   }
 
  private:
@@ -36,8 +36,8 @@ class ReduceSumLikeKernel final : public Kernel {
  public:
   explicit ReduceSumLikeKernel(const KernelInitContext& ctx) {
     const Shape& x = ctx.Desc("x").shape;
-    std::vector<int64_t> axes = ReduceSumLikeAxes(
-        "reduce_sum_like", x, ctx.Desc("like").shape, Int64ListAttr(ctx.conf(), "axis"));
+    std::vector<int64_t> axes = ReduceSumLikeAxes("reduce_sum_like", x, ctx.Desc("like").shape,
+                                                  Int64ListAttr(ctx.conf(), "axis"));
     Shape kept = ReduceShape(x, axes, true);
     out_count_ = kept.elem_count();
     plan_ = BroadcastPlan(x, {kept});

@@ -10,11 +10,15 @@ namespace {
 
 struct ScalarAdd {
   template <typename T>
-  static T Apply(T x, T operand) { return x + operand; }
+  static T Apply(T x, T operand) {
+    return x + operand;
+  }
 };
 struct ScalarMul {
   template <typename T>
-  static T Apply(T x, T operand) { return x * operand; }
+  static T Apply(T x, T operand) {
+    return x * operand;
+  }
 };
 
 template <typename Functor, typename T>
@@ -41,10 +45,10 @@ class ScalarMathKernel final : public Kernel {
   T operand_;
 };
 
-#define OF_REGISTER_SCALAR_MATH_KERNELS(op_type, Functor)                             \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, ScalarMathKernel<Functor, float>);         \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, ScalarMathKernel<Functor, double>);       \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, ScalarMathKernel<Functor, int32_t>);       \
+#define OF_REGISTER_SCALAR_MATH_KERNELS(op_type, Functor)                      \
+  REGISTER_KERNEL(op_type, "cpu", kFloat, ScalarMathKernel<Functor, float>);   \
+  REGISTER_KERNEL(op_type, "cpu", kDouble, ScalarMathKernel<Functor, double>); \
+  REGISTER_KERNEL(op_type, "cpu", kInt32, ScalarMathKernel<Functor, int32_t>); \
   REGISTER_KERNEL(op_type, "cpu", kInt64, ScalarMathKernel<Functor, int64_t>)
 
 }  // namespace

@@ -24,9 +24,9 @@ void CheckLabels(const std::string& op_type, const Blob& label, int64_t depth) {
   for (int64_t index = 0; index < label.elem_count(); ++index) {
     int64_t value = LabelAt(label, index);
     if (value < 0 || value >= depth) {
-      throw Error(ErrorKind::kValue) << op_type << ": label value " << value << " at index "
-                                     << index << " is out of range [0, " << depth
-                                     << ") for depth " << depth;
+      throw Error(ErrorKind::kValue)
+          << op_type << ": label value " << value << " at index " << index
+          << " is out of range [0, " << depth << ") for depth " << depth;
     }
   }
 }

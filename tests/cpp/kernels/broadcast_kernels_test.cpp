@@ -39,8 +39,8 @@ void CheckBroadcastBinary(const std::string& op_type, const Shape& x_shape, cons
   runner.Run();
   std::vector<T> expected(z_shape.elem_count());
   for (int64_t i = 0; i < z_shape.elem_count(); ++i) {
-    expected[i] = reference(x[BroadcastOffset(z_shape, x_shape, i)],
-                            y[BroadcastOffset(z_shape, y_shape, i)]);
+    expected[i] =
+        reference(x[BroadcastOffset(z_shape, x_shape, i)], y[BroadcastOffset(z_shape, y_shape, i)]);
   }
   ExpectNear(Values<T>(runner.output("z_0")), expected, 1e-6);
 }
@@ -59,7 +59,8 @@ TEST(BroadcastBinaryKernel, MatchesReferenceForManyShapePairs) {
       {Shape({200, 300}), Shape({300}), Shape({200, 300})},  // large: runs in chunks
   };
   for (const Case& c : cases) {
-    CheckBroadcastBinary<float>("broadcast_add", c.x, c.y, c.z, [](float a, float b) { return a + b; });
+    CheckBroadcastBinary<float>("broadcast_add", c.x, c.y, c.z,
+                                [](float a, float b) { return a + b; });
     CheckBroadcastBinary<double>("broadcast_sub", c.x, c.y, c.z,
                                  [](double a, double b) { return a - b; });
     CheckBroadcastBinary<int32_t>("broadcast_mul", c.x, c.y, c.z,
@@ -87,8 +88,8 @@ TEST(BiasAddKernel, AddsAlongAnyAxis) {
     std::vector<double> a = SampleValues<double>(60, 1);
     std::vector<double> b = SampleValues<double>(channels, 2);
     OperatorConf conf = MakeOpConf("bias_add", {{"a", 1}, {"b", 1}}, {MakeAttr("axis", axis)});
-    KernelRunner runner(conf, {{"a_0", MakeTensor(a_shape, a)},
-                               {"b_0", MakeTensor(Shape({channels}), b)}});
+    KernelRunner runner(
+        conf, {{"a_0", MakeTensor(a_shape, a)}, {"b_0", MakeTensor(Shape({channels}), b)}});
     runner.Run();
     std::vector<double> expected(60);
     for (int64_t i = 0; i < 60; ++i) {
@@ -103,9 +104,7 @@ TEST(BiasAddKernel, AddsAlongAnyAxis) {
 template <typename T>
 std::vector<T> ReferenceSum(const std::vector<T>& x, const Shape& full, const Shape& kept) {
   std::vector<T> out(kept.elem_count(), T(0));
-  for (int64_t i = 0; i < full.elem_count(); ++i) {
-    out[BroadcastOffset(full, kept, i)] += x[i];
-  }
+  for (int64_t i = 0; i < full.elem_count(); ++i) { out[BroadcastOffset(full, kept, i)] += x[i]; }
   return out;
 }
 
@@ -135,16 +134,14 @@ TEST(ReduceSumLikeKernel, InferredAndExplicitAxes) {
   KernelRunner runner(inferred, {{"x_0", MakeTensor(shape, x)},
                                  {"like_0", MakeTensor(Shape({5, 1}), std::vector<double>(5))}});
   runner.Run();
-  ExpectNear(Values<double>(runner.output("y_0")), ReferenceSum(x, shape, Shape({1, 5, 1})),
-             1e-12);
+  ExpectNear(Values<double>(runner.output("y_0")), ReferenceSum(x, shape, Shape({1, 5, 1})), 1e-12);
   OperatorConf explicit_axes = MakeOpConf("reduce_sum_like", {{"x", 1}, {"like", 1}},
                                           {MakeAttr<std::vector<int64_t>>("axis", {1})});
   KernelRunner second(explicit_axes,
                       {{"x_0", MakeTensor(shape, x)},
                        {"like_0", MakeTensor(Shape({4, 3}), std::vector<double>(12))}});
   second.Run();
-  ExpectNear(Values<double>(second.output("y_0")), ReferenceSum(x, shape, Shape({4, 1, 3})),
-             1e-12);
+  ExpectNear(Values<double>(second.output("y_0")), ReferenceSum(x, shape, Shape({4, 1, 3})), 1e-12);
 }
 
 TEST(BroadcastLikeKernel, RepeatsAlongAxes) {

@@ -81,8 +81,8 @@ class KernelRunner {
     const OpDef& def = OpRegistry::Instance().Get(conf_.op_type());
     DataType data_type = KernelDataType(def, conf_, all_descs);
     KernelInitContext init_context(conf_, all_descs, ParallelContext());
-    kernel_ = KernelRegistry::Instance().Get(conf_.name(), conf_.op_type(), "cpu", data_type)(
-        init_context);
+    kernel_ = KernelRegistry::Instance().Get(conf_.name(), conf_.op_type(), "cpu",
+                                             data_type)(init_context);
     for (auto& entry : inputs_) { context_.SetBlob(entry.first, entry.second.AsBlob(), true); }
     for (auto& entry : outputs_) { context_.SetBlob(entry.first, entry.second.AsBlob(), false); }
     context_.set_stream(&stream_);

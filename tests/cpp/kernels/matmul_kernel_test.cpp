@@ -43,8 +43,8 @@ void CheckMatmul(bool transpose_a, bool transpose_b, double alpha, double tolera
 TEST(MatmulKernel, MatchesNaiveLoopForAllTransposes) {
   for (bool transpose_a : {false, true}) {
     for (bool transpose_b : {false, true}) {
-      SCOPED_TRACE(testing::Message() << "transpose_a=" << transpose_a
-                                      << " transpose_b=" << transpose_b);
+      SCOPED_TRACE(testing::Message()
+                   << "transpose_a=" << transpose_a << " transpose_b=" << transpose_b);
       CheckMatmul<float>(transpose_a, transpose_b, 1.0, 1e-5);
       CheckMatmul<double>(transpose_a, transpose_b, 0.5, 1e-12);
     }

@@ -57,11 +57,13 @@ TEST(BroadcastBinaryOp, InfersNumpyBroadcastShapes) {
 
 TEST(BroadcastBinaryOp, ErrorsNameShapesAndDtypes) {
   OperatorConf conf = MakeOpConf("broadcast_mul", {{"x", 1}, {"y", 1}});
-  ExpectError([&] { Infer(conf, BinaryInputs(Shape({2, 3}), Shape({4, 3}))); }, ErrorKind::kValue,
-              {"broadcast_mul", "(2, 3)", "(4, 3)", "cannot be broadcast"});
+  ExpectError(
+      [&] {
+        Infer(conf, BinaryInputs(Shape({2, 3}), Shape({4, 3})));
+      },
+      ErrorKind::kValue, {"broadcast_mul", "(2, 3)", "(4, 3)", "cannot be broadcast"});
   DescMap mixed = {{"x_0", {Shape({2}), kFloat}}, {"y_0", {Shape({2}), kInt32}}};
-  ExpectError([&] { Infer(conf, mixed); }, ErrorKind::kType,
-              {"broadcast_mul", "float32", "int32"});
+  ExpectError([&] { Infer(conf, mixed); }, ErrorKind::kType, {"broadcast_mul", "float32", "int32"});
   OperatorConf div = MakeOpConf("broadcast_div", {{"x", 1}, {"y", 1}});
   ExpectError([&] { Infer(div, BinaryInputs(Shape({2}), Shape({2}), kInt32)); }, ErrorKind::kType,
               {"broadcast_div", "int32"});
@@ -120,8 +122,7 @@ TEST(ReduceSumOp, InfersWithNegativeAxesAndKeepdims) {
   EXPECT_EQ(Infer(conf, inputs).at("output_tensor_0").shape, Shape());
   conf = MakeOpConf("reduce_sum", {{"input_tensor", 1}},
                     {MakeAttr<std::vector<int64_t>>("axis", {3})});
-  ExpectError([&] { Infer(conf, inputs); }, ErrorKind::kValue,
-              {"reduce_sum", "axis 3", "rank 3"});
+  ExpectError([&] { Infer(conf, inputs); }, ErrorKind::kValue, {"reduce_sum", "axis 3", "rank 3"});
 }
 
 TEST(ReduceSumOp, SbpAndGradient) {

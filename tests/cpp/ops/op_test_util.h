@@ -80,7 +80,9 @@ inline std::string SignatureToString(const SbpSignature& signature) {
 
 inline std::vector<std::string> SignatureStrings(const std::vector<SbpSignature>& signatures) {
   std::vector<std::string> texts;
-  for (const SbpSignature& signature : signatures) { texts.push_back(SignatureToString(signature)); }
+  for (const SbpSignature& signature : signatures) {
+    texts.push_back(SignatureToString(signature));
+  }
   return texts;
 }
 
@@ -161,9 +163,7 @@ class FakeGradContext final : public GradContext {
       }
     }
     DescMap outputs = Infer(added, inputs);
-    for (const auto& entry : outputs) {
-      descs_[added.name() + "/" + entry.first] = entry.second;
-    }
+    for (const auto& entry : outputs) { descs_[added.name() + "/" + entry.first] = entry.second; }
     added_ops_[added.name()] = added;
     return MakeLbn(added.name(), out_argument, 0);
   }
