@@ -22,6 +22,12 @@ const Blob& KernelContext::Input(const std::string& argument, int64_t index) con
   return it->second;
 }
 
+Blob& KernelContext::MutableInput(const std::string& argument, int64_t index) {
+  auto it = inputs_.find(ArgumentKey(argument, index));
+  OF_CHECK(it != inputs_.end()) << "kernel has no input '" << argument << "' index " << index;
+  return it->second;
+}
+
 Blob& KernelContext::Output(const std::string& argument, int64_t index) {
   auto it = outputs_.find(ArgumentKey(argument, index));
   OF_CHECK(it != outputs_.end()) << "kernel has no output '" << argument << "' index " << index;

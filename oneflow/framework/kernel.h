@@ -55,6 +55,8 @@ class KernelContext {
  public:
   const Blob& Input(const std::string& argument, int64_t index = 0) const;
   Blob& Output(const std::string& argument, int64_t index = 0);
+  // An input the op declared MutableInput (updated in place, e.g. an optimizer's model).
+  Blob& MutableInput(const std::string& argument, int64_t index = 0);
   bool HasInput(const std::string& argument, int64_t index = 0) const;
   bool HasOutput(const std::string& argument, int64_t index = 0) const;
   int64_t InputCount(const std::string& argument) const;

@@ -1,0 +1,110 @@
+#include "oneflow/api/python/conversion.h"
+
+#include "oneflow/common/data_type.h"
+#include "oneflow/common/error.h"
+#include "oneflow/framework/attr.h"
+
+namespace py = pybind11;
+
+namespace oneflow {
+
+DataType DataTypeFromNumpy(const py::dtype& dtype) {
+  switch (dtype.num()) {
+    case py::detail::npy_api::NPY_FLOAT_: return kFloat;
+    case py::detail::npy_api::NPY_DOUBLE_: return kDouble;
+    case py::detail::npy_api::NPY_BYTE_: return kInt8;
+    case py::detail::npy_api::NPY_UBYTE_: return kUInt8;
+    case py::detail::npy_api::NPY_INT_: return kInt32;
+    case py::detail::npy_api::NPY_LONG_: return kInt64;
+    case py::detail::npy_api::NPY_LONGLONG_: return kInt64;
+    default: break;
+  }
+  throw Error(ErrorKind::kType) << "numpy dtype " << py::repr(static_cast<const py::handle&>(dtype)).cast<std::string>()
+                                << " is not supported (use float32, float64, int8, int32, int64 "
+                                   "or uint8)";
+}
+
+namespace {
+
+py::dtype NumpyDataType(DataType data_type) {
+  switch (data_type) {
+    case kFloat: return py::dtype::of<float>();
+    case kDouble: return py::dtype::of<double>();
+    case kInt8: return py::dtype::of<int8_t>();
+    case kInt32: return py::dtype::of<int32_t>();
+    case kInt64: return py::dtype::of<int64_t>();
+    case kUInt8: return py::dtype::of<uint8_t>();
+    default: break;
+  }
+  throw Error(ErrorKind::kType) << "no numpy dtype for " << DataTypeName(data_type);
+}
+
+}  // namespace
+
+HostTensor HostTensorFromNumpy(const py::array& array) {
+  OF_CHECK(array.flags() & py::array::c_style) << "array must be C-contiguous";
+  HostTensor tensor;
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  tensor.desc = BlobDesc{Shape(dims), DataTypeFromNumpy(array.dtype())};
+  tensor.data = const_cast<void*>(array.data());
+  auto* owner = new py::object(array);
+  tensor.holder = std::shared_ptr<void>(owner, [](void* pointer) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(pointer);
+  });
+  return tensor;
+}
+
+py::array NumpyFromHostTensor(const HostTensor& tensor) {
+  auto* keep = new std::shared_ptr<void>(tensor.holder);
+  py::capsule owner(keep, [](void* pointer) { delete static_cast<std::shared_ptr<void>*>(pointer); });
+  const auto& dims = tensor.desc.shape.dims();
+  std::vector<py::ssize_t> shape(dims.begin(), dims.end());
+  return py::array(NumpyDataType(tensor.desc.data_type), shape, tensor.data, owner);
+}
+
+AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototype,
+                              const std::string& attr_name) {
+  AttrValue attr;
+  auto fail = [&](const char* expected) {
+    return Error(ErrorKind::kType) << "attribute '" << attr_name << "' expects " << expected
+                                   << ", got " << py::repr(value).cast<std::string>();
+  };
+  try {
+    switch (prototype.value_case()) {
+      case AttrValue::kInt64Value:
+        if (py::isinstance<py::float_>(value)) { throw fail("an int"); }
+        attr.set_int64_value(value.cast<int64_t>());
+        break;
+      case AttrValue::kDoubleValue: attr.set_double_value(value.cast<double>()); break;
+      case AttrValue::kBoolValue: attr.set_bool_value(value.cast<bool>()); break;
+      case AttrValue::kStringValue: attr.set_string_value(value.cast<std::string>()); break;
+      case AttrValue::kShapeValue:
+        for (auto item : value) { attr.mutable_shape_value()->add_dim(item.cast<int64_t>()); }
+        break;
+      case AttrValue::kDataTypeValue:
+        attr.set_data_type_value(static_cast<DataType>(value.cast<int>()));
+        break;
+      case AttrValue::kListInt64Value:
+        attr.mutable_list_int64_value();
+        for (auto item : value) { attr.mutable_list_int64_value()->add_value(item.cast<int64_t>()); }
+        break;
+      case AttrValue::kListDoubleValue:
+        attr.mutable_list_double_value();
+        for (auto item : value) { attr.mutable_list_double_value()->add_value(item.cast<double>()); }
+        break;
+      case AttrValue::kListStringValue:
+        attr.mutable_list_string_value();
+        for (auto item : value) {
+          attr.mutable_list_string_value()->add_value(item.cast<std::string>());
+        }
+        break;
+      default: OF_CHECK(false) << "attribute '" << attr_name << "' has no declared type";
+    }
+  } catch (const py::cast_error&) {
+    throw fail(AttrTypeName(prototype.value_case()).c_str());
+  }
+  return attr;
+}
+
+}  // namespace oneflow

@@ -1,0 +1,207 @@
+// Bindings of Session, JobInstance and the op-adding entry point used by the Python frontend.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "google/protobuf/text_format.h"
+#include "oneflow/api/python/conversion.h"
+#include "oneflow/compiler/plan_dump.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/runtime/job_instance.h"
+#include "oneflow/session/session.h"
+
+namespace py = pybind11;
+
+namespace oneflow {
+
+namespace {
+
+// Output argument -> [(lbn, shape, dtype)] of an op as stored in the job.
+py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
+  py::dict outputs;
+  for (const auto& entry : op.output()) {
+    py::list blobs;
+    for (const std::string& lbn : entry.second.value()) {
+      const BlobDesc& desc = job.LogicalBlobDesc(lbn);
+      blobs.append(py::make_tuple(lbn, py::tuple(py::cast(desc.shape.dims())),
+                                  static_cast<int>(desc.data_type)));
+    }
+    outputs[py::str(entry.first)] = blobs;
+  }
+  return outputs;
+}
+
+py::dict AddOp(Session& session, const std::string& op_type, const std::string& name,
+               const py::dict& inputs, const py::dict& attrs, const std::string& device_tag,
+               const std::vector<std::string>& device_names,
+               const std::vector<std::string>& control_inputs) {
+  JobBuildContext& job = session.CurrentJob();
+  const OpDef& def = OpRegistry::Instance().Get(op_type);
+  OperatorConf conf;
+  conf.set_name(name);
+  conf.set_op_type(op_type);
+  for (auto item : inputs) {
+    ListString& list = (*conf.mutable_input())[item.first.cast<std::string>()];
+    for (auto lbn : item.second) { list.add_value(lbn.cast<std::string>()); }
+  }
+  for (auto item : attrs) {
+    std::string attr_name = item.first.cast<std::string>();
+    const AttrDef* attr = def.FindAttr(attr_name);
+    if (attr == nullptr) {
+      throw Error(ErrorKind::kValue) << "op '" << name << "' (" << op_type
+                                     << ") has no attribute '" << attr_name << "'";
+    }
+    (*conf.mutable_attr())[attr_name] =
+        AttrValueFromPython(item.second, attr->default_value, attr_name);
+  }
+  if (!device_tag.empty()) {
+    conf.mutable_placement()->set_device_tag(device_tag);
+    for (const std::string& device : device_names) {
+      conf.mutable_placement()->add_device_name(device);
+    }
+  }
+  for (const std::string& control : control_inputs) { conf.add_control_input(control); }
+  const OperatorConf& added = job.AddOp(std::move(conf));
+  return DescribeOutputs(job, added);
+}
+
+py::dict Outputs(const JobInstance& instance) {
+  py::dict outputs;
+  for (const auto& entry : instance.outputs()) {
+    outputs[py::str(entry.first)] = NumpyFromHostTensor(entry.second);
+  }
+  return outputs;
+}
+
+}  // namespace
+
+void BindSession(py::module_& module) {
+  py::class_<JobInstance, std::shared_ptr<JobInstance>>(module, "JobInstance")
+      .def("wait", &JobInstance::Wait, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the call finished; raises its error, if any.")
+      .def("done", &JobInstance::done)
+      .def("outputs", &Outputs, "Return op name -> numpy array (valid after wait()).")
+      .def("on_finish",
+           [](JobInstance& instance, py::function callback) {
+             auto shared = std::make_shared<py::function>(std::move(callback));
+             instance.OnFinish([shared] {
+               py::gil_scoped_acquire gil;
+               (*shared)();
+               shared->release().dec_ref();
+             });
+           },
+           "Calls `callback()` (holding the GIL) on the finishing thread.");
+
+  py::class_<Session>(module, "Session")
+      .def(py::init([](int64_t cpu_device_num, int64_t compute_threads, int64_t register_num,
+                       const std::string& debug_dir) {
+             SessionOptions options;
+             options.cpu_device_num = cpu_device_num;
+             options.compute_threads = compute_threads;
+             options.register_num = register_num;
+             options.debug_dir = debug_dir;
+             return std::make_unique<Session>(options);
+           }),
+           py::arg("cpu_device_num") = 1, py::arg("compute_threads") = 1,
+           py::arg("register_num") = 2, py::arg("debug_dir") = "")
+      .def("open_job",
+           [](Session& session, const std::string& job_name, bool is_train, int data_type) {
+             JobConf conf;
+             conf.set_job_name(job_name);
+             conf.set_is_train(is_train);
+             conf.set_default_data_type(static_cast<DataType>(data_type));
+             session.OpenJob(conf);
+           })
+      .def("close_job", &Session::CloseJob)
+      .def("abort_job", &Session::AbortJob)
+      .def("has_job", &Session::HasJob)
+      .def("add_op", &AddOp, py::arg("op_type"), py::arg("name"), py::arg("inputs"),
+           py::arg("attrs"), py::arg("device_tag") = "", py::arg("device_names") = py::list(),
+           py::arg("control_inputs") = py::list())
+      .def("has_op", [](Session& session, const std::string& name) {
+        return session.CurrentJob().HasOp(name);
+      })
+      .def("op_outputs",
+           [](Session& session, const std::string& name) {
+             JobBuildContext& job = session.CurrentJob();
+             return DescribeOutputs(job, job.Op(name));
+           })
+      .def("set_train_conf",
+           [](Session& session, const std::vector<std::string>& loss_lbns,
+              const std::vector<int64_t>& boundaries, const std::vector<double>& values,
+              double momentum, double loss_scale_factor) {
+             JobConf& conf = session.CurrentJob().mutable_job_conf();
+             if (!conf.is_train()) {
+               throw Error(ErrorKind::kValue)
+                   << "optimizer.minimize() called in job '" << conf.job_name()
+                   << "', which is not a train job; use @flow.global_function(type=\"train\")";
+             }
+             TrainConf* train = conf.mutable_train_conf();
+             if (train->loss_lbn_size() > 0) {
+               throw Error(ErrorKind::kValue) << "optimizer.minimize() called twice in job '"
+                                              << conf.job_name() << "'";
+             }
+             for (const std::string& lbn : loss_lbns) {
+               session.CurrentJob().LogicalBlobDesc(lbn);
+               train->add_loss_lbn(lbn);
+             }
+             auto* schedule = train->mutable_learning_rate()->mutable_piecewise_constant();
+             for (int64_t boundary : boundaries) { schedule->add_boundaries(boundary); }
+             for (double value : values) { schedule->add_values(value); }
+             train->mutable_sgd()->set_momentum(momentum);
+             train->set_loss_scale_factor(loss_scale_factor);
+           })
+      .def("add_diff_watch",
+           [](Session& session, const std::string& lbn, int64_t handler_id) {
+             session.CurrentJob().AddDiffWatch(lbn, handler_id);
+           })
+      .def("start", &Session::Start, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &Session::Stop, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("running", &Session::running)
+      .def("launch",
+           [](Session& session, const std::string& job_name, const py::dict& inputs) {
+             std::map<std::string, HostTensor> tensors;
+             for (auto item : inputs) {
+               tensors[item.first.cast<std::string>()] =
+                   HostTensorFromNumpy(item.second.cast<py::array>());
+             }
+             py::gil_scoped_release release;
+             return session.Launch(job_name, std::move(tensors));
+           })
+      .def("set_watch_handler",
+           [](Session& session, py::function handler) {
+             auto shared = std::shared_ptr<py::function>(new py::function(std::move(handler)),
+                                                         [](py::function* pointer) {
+                                                           py::gil_scoped_acquire gil;
+                                                           delete pointer;
+                                                         });
+             session.SetWatchHandler([shared](int64_t handler_id, const HostTensor& value) {
+               py::gil_scoped_acquire gil;
+               (*shared)(handler_id, NumpyFromHostTensor(value));
+             });
+           })
+      .def("variable_names", [](Session& session) { return session.variables().Names(); })
+      .def("variable_value",
+           [](Session& session, const std::string& name) {
+             const HostTensor& tensor = session.variables().Get(name);
+             return NumpyFromHostTensor(tensor).attr("copy")();
+           })
+      .def("job_text",
+           [](Session& session, const std::string& name) {
+             std::string text;
+             google::protobuf::TextFormat::PrintToString(session.GetJob(name), &text);
+             return text;
+           })
+      .def("plan_text",
+           [](Session& session) {
+             std::string text;
+             google::protobuf::TextFormat::PrintToString(session.plan(), &text);
+             return text;
+           })
+      .def("plan_dot", [](Session& session) { return PlanToDot(session.plan()); });
+
+  module.def("registered_op_types", [] { return OpRegistry::Instance().OpTypes(); });
+}
+
+}  // namespace oneflow

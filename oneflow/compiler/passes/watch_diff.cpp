@@ -1,0 +1,45 @@
+// Pass "watch_diff": for each blob whose gradient Python watches (flow.watch_diff), adds a watch
+// op on that gradient. The watched gradient is the unscaled one (before 1/loss-size scaling).
+#include "oneflow/compiler/pipeline.h"
+#include "oneflow/framework/op_conf_util.h"
+
+namespace oneflow {
+namespace {
+
+class WatchDiffPass final : public Pass {
+ public:
+  std::string name() const override { return "watch_diff"; }
+
+  void Apply(JobBuildContext& job) const override {
+    const Job& current = job.job();
+    if (current.diff_watch().empty()) { return; }
+    if (!current.job_conf().is_train()) {
+      throw Error(ErrorKind::kValue) << "flow.watch_diff is only valid in a train job; job '"
+                                     << job.job_name() << "' is a predict job";
+    }
+    std::map<std::string, int64_t> watches(current.diff_watch().begin(),
+                                           current.diff_watch().end());
+    for (const auto& entry : watches) {
+      auto diff = job.job().blob_to_diff().find(entry.first);
+      if (diff == job.job().blob_to_diff().end()) {
+        throw Error(ErrorKind::kValue)
+            << "flow.watch_diff: blob '" << entry.first << "' gets no gradient; only blobs on a "
+            << "path from a trainable variable to the loss have one";
+      }
+      std::string name = "System-WatchDiff-" + std::to_string(entry.second);
+      OperatorConf watch = OpConfBuilder("watch", name)
+                               .Input("in", diff->second)
+                               .Attr("handler_id", entry.second)
+                               .Build();
+      *watch.mutable_placement() = job.Op(OpNameOfLbn(diff->second)).placement();
+      watch.set_created_by_pass("watch_diff");
+      job.AddOp(std::move(watch));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeWatchDiffPass() { return std::make_unique<WatchDiffPass>(); }
+
+}  // namespace oneflow

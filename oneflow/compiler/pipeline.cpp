@@ -1,0 +1,29 @@
+#include "oneflow/compiler/pipeline.h"
+
+namespace oneflow {
+
+std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline() {
+  std::vector<std::unique_ptr<Pass>> passes;
+  // Train jobs only (each pass checks job_conf.is_train):
+  passes.push_back(MakeTrainStepPass());    // train step counter + learning rate op
+  passes.push_back(MakeAutogradPass());     // backward ops from each op's gradient rule
+  passes.push_back(MakeOptimizerPass());    // one update op per trainable variable
+  passes.push_back(MakeWatchDiffPass());    // watch ops on the gradients Python asked for
+  // All jobs:
+  passes.push_back(MakeVariableOrderingPass());  // in-place updates wait for every reader
+  return passes;
+}
+
+void CompleteJob(JobBuildContext& job) {
+  for (const auto& pass : MakeJobPassPipeline()) {
+    try {
+      pass->Apply(job);
+    } catch (Error& error) {
+      error.AddContext("while running pass '" + pass->name() + "' on job '" + job.job_name() +
+                       "'");
+      throw;
+    }
+  }
+}
+
+}  // namespace oneflow

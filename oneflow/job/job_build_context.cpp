@@ -1,0 +1,215 @@
+#include "oneflow/job/job_build_context.h"
+
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/job/placement.h"
+#include "oneflow/sbp/sbp_inference.h"
+
+namespace oneflow {
+
+JobBuildContext::JobBuildContext(const JobConf& job_conf) {
+  *job_.mutable_job_conf() = job_conf;
+}
+
+const OperatorConf& JobBuildContext::Op(const std::string& op_name) const {
+  auto it = op_index_.find(op_name);
+  if (it == op_index_.end()) {
+    throw Error(ErrorKind::kValue) << "job '" << job_name() << "' has no op '" << op_name << "'";
+  }
+  return job_.op(it->second);
+}
+
+OperatorConf& JobBuildContext::MutableOp(const std::string& op_name) {
+  Op(op_name);
+  return *job_.mutable_op(op_index_.at(op_name));
+}
+
+const BlobDesc& JobBuildContext::LogicalBlobDesc(const std::string& lbn) const {
+  auto it = blob_descs_.find(lbn);
+  if (it == blob_descs_.end()) {
+    throw Error(ErrorKind::kValue) << "job '" << job_name() << "' has no blob '" << lbn << "'";
+  }
+  return it->second;
+}
+
+void JobBuildContext::SetBlobDiff(const std::string& lbn, const std::string& diff_lbn) {
+  (*job_.mutable_blob_to_diff())[lbn] = diff_lbn;
+}
+
+void JobBuildContext::AddDiffWatch(const std::string& lbn, int64_t handler_id) {
+  LogicalBlobDesc(lbn);
+  (*job_.mutable_diff_watch())[lbn] = handler_id;
+}
+
+void JobBuildContext::CheckAndFillArguments(OperatorConf& conf) const {
+  const OpDef& def = OpRegistry::Instance().Get(conf.op_type());
+  for (const auto& entry : conf.input()) {
+    const ArgumentDef* argument = def.FindInput(entry.first);
+    if (argument == nullptr) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") has no input named '" << entry.first << "'";
+    }
+    if (entry.second.value_size() > 1 && !argument->variadic) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << "): input '" << entry.first << "' takes one blob, got "
+                                     << entry.second.value_size();
+    }
+    for (const std::string& lbn : entry.second.value()) {
+      if (!HasBlob(lbn)) {
+        throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                       << "): input '" << entry.first << "' refers to blob '"
+                                       << lbn << "', which is not in job '" << job_name() << "'";
+      }
+    }
+  }
+  for (const ArgumentDef& argument : def.inputs) {
+    auto it = conf.input().find(argument.name);
+    if (!argument.optional && (it == conf.input().end() || it->second.value_size() == 0)) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") is missing input '" << argument.name << "'";
+    }
+  }
+  for (const auto& entry : conf.output()) {
+    if (def.FindOutput(entry.first) == nullptr) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") has no output named '" << entry.first << "'";
+    }
+  }
+  for (const ArgumentDef& argument : def.outputs) {
+    if (argument.optional || conf.output().count(argument.name)) { continue; }
+    (*conf.mutable_output())[argument.name].add_value(MakeLbn(conf.name(), argument.name, 0));
+  }
+  for (const std::string& control_input : conf.control_input()) {
+    if (!HasOp(control_input)) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "': control input '"
+                                     << control_input << "' is not an op of job '" << job_name()
+                                     << "'";
+    }
+  }
+}
+
+void JobBuildContext::FillAttributes(OperatorConf& conf) const {
+  const OpDef& def = OpRegistry::Instance().Get(conf.op_type());
+  for (const auto& entry : conf.attr()) {
+    const AttrDef* attr = def.FindAttr(entry.first);
+    if (attr == nullptr) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") has no attribute '" << entry.first << "'";
+    }
+    if (attr->default_value.value_case() != entry.second.value_case()) {
+      throw Error(ErrorKind::kType) << "op '" << conf.name() << "' (" << conf.op_type()
+                                    << "): attribute '" << entry.first << "' must be "
+                                    << AttrTypeName(attr->default_value.value_case()) << ", got "
+                                    << AttrTypeName(entry.second.value_case());
+    }
+  }
+  for (const AttrDef& attr : def.attrs) {
+    if (conf.attr().count(attr.name)) { continue; }
+    if (attr.required) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") requires attribute '" << attr.name << "'";
+    }
+    (*conf.mutable_attr())[attr.name] = attr.default_value;
+  }
+}
+
+std::string JobBuildContext::DescribeInputs(const OperatorConf& conf) const {
+  std::string text;
+  for (const auto& entry : conf.input()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      const std::string& lbn = entry.second.value(i);
+      text += (text.empty() ? "" : ", ") + entry.first +
+              (entry.second.value_size() > 1 ? "[" + std::to_string(i) + "]" : std::string()) +
+              ": " + (HasBlob(lbn) ? LogicalBlobDesc(lbn).ToString() : lbn);
+    }
+  }
+  return text.empty() ? "no inputs" : "inputs " + text;
+}
+
+const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
+  if (conf.name().empty()) {
+    throw Error(ErrorKind::kValue) << "an op of type '" << conf.op_type() << "' has no name";
+  }
+  if (HasOp(conf.name())) {
+    throw Error(ErrorKind::kValue) << "op name '" << conf.name() << "' is already used in job '"
+                                   << job_name() << "'; op names must be unique";
+  }
+  const OpDef& def = OpRegistry::Instance().Get(conf.op_type());
+  if (!conf.has_placement() || conf.placement().device_name_size() == 0) {
+    *conf.mutable_placement() = DefaultPlacement();
+  }
+  int64_t parallel_num = ParallelNum(conf.placement());
+  if (parallel_num > 1) {
+    throw Error(ErrorKind::kNotImplemented)
+        << "op '" << conf.name() << "' is placed on " << parallel_num << " devices ("
+        << PlacementToString(conf.placement())
+        << "): running on several devices arrives in a later version; use one device (\"0:0\")";
+  }
+  CheckAndFillArguments(conf);
+  FillAttributes(conf);
+
+  std::map<std::string, BlobDesc> inputs;
+  std::map<std::string, SbpInputHint> hints;
+  for (const auto& entry : conf.input()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      const std::string& lbn = entry.second.value(i);
+      inputs[ArgumentKey(entry.first, i)] = LogicalBlobDesc(lbn);
+    }
+  }
+  ParallelContext logical_context;
+  logical_context.set_parallel_id(0);
+  logical_context.set_parallel_num(1);
+  InferContext infer_context(conf, inputs, logical_context);
+  try {
+    def.infer(infer_context);
+  } catch (Error& error) {
+    Error wrapped(error.kind());
+    wrapped << "op '" << conf.name() << "' (" << conf.op_type() << ") with "
+            << DescribeInputs(conf) << ": " << error.message();
+    throw wrapped;
+  }
+  for (const auto& entry : conf.output()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      auto it = infer_context.outputs().find(ArgumentKey(entry.first, i));
+      OF_CHECK(it != infer_context.outputs().end() && it->second.data_type != kInvalidDataType)
+          << "infer function of op type '" << conf.op_type() << "' did not set output '"
+          << entry.first << "' index " << i;
+    }
+  }
+
+  if (def.sbp) {
+    SbpContext sbp_context(conf, inputs, parallel_num);
+    def.sbp(sbp_context);
+    for (const auto& entry : conf.input()) {
+      for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+        SbpInputHint hint;
+        hint.producer_sbp.mutable_broadcast_parallel();
+        hint.logical_desc = inputs[ArgumentKey(entry.first, i)];
+        hints[ArgumentKey(entry.first, i)] = hint;
+      }
+    }
+    *conf.mutable_sbp_signature() =
+        SelectSbpSignature(conf.name(), sbp_context.signatures(), hints, parallel_num);
+  }
+
+  std::map<std::string, BlobDesc> descs = inputs;
+  for (const auto& entry : infer_context.outputs()) { descs[entry.first] = entry.second; }
+  DataType kernel_data_type = KernelDataType(def, conf, descs);
+  KernelRegistry::Instance().Get(conf.name(), conf.op_type(), conf.placement().device_tag() == "gpu"
+                                                                  ? "cpu"
+                                                                  : conf.placement().device_tag(),
+                                 kernel_data_type);
+
+  for (const auto& entry : conf.output()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      const BlobDesc& desc = infer_context.outputs().at(ArgumentKey(entry.first, i));
+      blob_descs_[entry.second.value(i)] = desc;
+      (*job_.mutable_logical_blob_desc())[entry.second.value(i)] = desc.ToProto();
+    }
+  }
+  op_index_[conf.name()] = job_.op_size();
+  *job_.add_op() = std::move(conf);
+  return job_.op(job_.op_size() - 1);
+}
+
+}  // namespace oneflow

@@ -1,0 +1,46 @@
+#pragma once
+// Builds one Job op by op. Every op added (from Python or by a compiler pass) is checked and
+// inferred at once: default attributes filled, output names assigned, shapes and dtypes
+// inferred, an SBP signature chosen and a kernel looked up. A violation throws an Error naming
+// the op, its inputs and the rule broken, so Python reports it at the line that added the op.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "oneflow/common/shape.h"
+#include "proto/job.pb.h"
+
+namespace oneflow {
+
+class JobBuildContext {
+ public:
+  explicit JobBuildContext(const JobConf& job_conf);
+
+  const Job& job() const { return job_; }
+  const std::string& job_name() const { return job_.job_conf().job_name(); }
+  JobConf& mutable_job_conf() { return *job_.mutable_job_conf(); }
+
+  // Adds `conf` to the job and returns the op as stored (with outputs, attrs and SBP filled).
+  const OperatorConf& AddOp(OperatorConf conf);
+  bool HasOp(const std::string& op_name) const { return op_index_.count(op_name) > 0; }
+  const OperatorConf& Op(const std::string& op_name) const;
+  // For passes that add control inputs to an existing op.
+  OperatorConf& MutableOp(const std::string& op_name);
+  const BlobDesc& LogicalBlobDesc(const std::string& lbn) const;
+  bool HasBlob(const std::string& lbn) const { return blob_descs_.count(lbn) > 0; }
+
+  void SetBlobDiff(const std::string& lbn, const std::string& diff_lbn);
+  void AddDiffWatch(const std::string& lbn, int64_t handler_id);
+
+ private:
+  void CheckAndFillArguments(OperatorConf& conf) const;
+  void FillAttributes(OperatorConf& conf) const;
+  std::string DescribeInputs(const OperatorConf& conf) const;
+
+  Job job_;
+  std::map<std::string, int64_t> op_index_;
+  std::map<std::string, BlobDesc> blob_descs_;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,62 @@
+// Interface ops: how values enter and leave a job. "input" is a placeholder whose value is pushed
+// from Python for each call; "return" hands its input back to Python; "watch" hands a blob to a
+// Python handler while the job runs.
+#include "oneflow/framework/op_registry.h"
+
+namespace oneflow {
+namespace {
+
+void InferInput(InferContext& ctx) {
+  BlobDesc& out = ctx.Output("out");
+  out.shape = ctx.Attr<Shape>("shape");
+  out.data_type = ctx.Attr<DataType>("dtype");
+}
+
+void GetInputSbp(SbpContext& ctx) {
+  int64_t batch_axis = ctx.Attr<int64_t>("batch_axis");
+  if (batch_axis >= 0) {
+    ctx.NewSignature().Split("out", batch_axis).Build();
+  } else {
+    ctx.NewSignature().Broadcast("out").Build();
+  }
+}
+
+void InferReturn(InferContext& ctx) { ctx.Output("out") = ctx.Input("in"); }
+
+void GetPassThroughSbp(SbpContext& ctx) {
+  ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+  const BlobDesc& in = ctx.LogicalInput("in");
+  for (int64_t axis = 0; axis < in.shape.num_axes(); ++axis) {
+    ctx.NewSignature().SplitAllInputs(axis).SplitAllOutputs(axis).Build();
+  }
+  ctx.NewSignature().PartialSum("in").PartialSum("out").Build();
+}
+
+void GetWatchSbp(SbpContext& ctx) { ctx.NewSignature().BroadcastAllInputs().Build(); }
+
+}  // namespace
+
+REGISTER_OP("input")
+    .Output("out")
+    .RequiredAttr<Shape>("shape")
+    .RequiredAttr<DataType>("dtype")
+    .Attr<int64_t>("batch_axis", 0)
+    .SetInferFn(InferInput)
+    .SetSbpFn(GetInputSbp)
+    .NonDifferentiable();
+
+REGISTER_OP("return")
+    .Input("in")
+    .Output("out")
+    .SetInferFn(InferReturn)
+    .SetSbpFn(GetPassThroughSbp)
+    .NonDifferentiable();
+
+REGISTER_OP("watch")
+    .Input("in")
+    .Attr<int64_t>("handler_id", 0)
+    .SetInferFn([](InferContext&) {})
+    .SetSbpFn(GetWatchSbp)
+    .NonDifferentiable();
+
+}  // namespace oneflow

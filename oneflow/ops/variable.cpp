@@ -1,0 +1,54 @@
+// "variable": a trainable or persistent blob owned by the session. Its memory is the session's
+// variable of the same name (shared by every job that declares it), initialised at session start
+// from the initializer attributes; the kernel itself does nothing.
+#include "oneflow/framework/op_registry.h"
+
+namespace oneflow {
+namespace {
+
+void InferVariable(InferContext& ctx) {
+  BlobDesc& out = ctx.Output("out");
+  out.shape = ctx.Attr<Shape>("shape");
+  out.data_type = ctx.Attr<DataType>("dtype");
+  for (int64_t dim : out.shape.dims()) {
+    if (dim <= 0) {
+      throw Error(ErrorKind::kValue) << "variable: every dimension of shape must be positive, got "
+                                     << out.shape.ToString();
+    }
+  }
+  const std::string kind = ctx.Attr<std::string>("initializer");
+  if (kind != "constant" && kind != "random_uniform" && kind != "random_normal" &&
+      kind != "truncated_normal" && kind != "variance_scaling") {
+    throw Error(ErrorKind::kValue) << "variable: unknown initializer '" << kind << "'";
+  }
+}
+
+void GetVariableSbp(SbpContext& ctx) {
+  int64_t split_axis = ctx.Attr<int64_t>("split_axis");
+  if (split_axis >= 0) {
+    ctx.NewSignature().Split("out", split_axis).Build();
+  } else {
+    ctx.NewSignature().Broadcast("out").Build();
+  }
+}
+
+}  // namespace
+
+REGISTER_OP("variable")
+    .Output("out")
+    .RequiredAttr<Shape>("shape")
+    .RequiredAttr<DataType>("dtype")
+    .Attr<std::string>("initializer", "constant")
+    // Initializer parameters by kind: constant [value]; random_uniform [min, max];
+    // random_normal / truncated_normal [mean, stddev];
+    // variance_scaling [scale, mode (0 fan_in, 1 fan_out, 2 fan_avg),
+    //                   distribution (0 truncated_normal, 1 random_normal, 2 random_uniform)].
+    .Attr<std::vector<double>>("initializer_args", {0.0})
+    .Attr<int64_t>("seed", 0)
+    .Attr<bool>("trainable", true)
+    // -1: broadcast over the placement; >= 0: model-parallel split along that axis.
+    .Attr<int64_t>("split_axis", -1)
+    .SetInferFn(InferVariable)
+    .SetSbpFn(GetVariableSbp);
+
+}  // namespace oneflow

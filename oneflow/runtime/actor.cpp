@@ -1,0 +1,168 @@
+#include "oneflow/runtime/actor.h"
+
+#include <cstdlib>
+
+#include "oneflow/common/error.h"
+#include "oneflow/device/stream.h"
+#include "oneflow/framework/host_tensor.h"
+#include "oneflow/runtime/job_instance.h"
+#include "oneflow/runtime/thread.h"
+#include "oneflow/session/variable_store.h"
+
+namespace oneflow {
+
+Actor::Actor(const TaskProto& task, const ActorContext& context)
+    : task_(task), context_(context), actor_id_(task.task_id()) {
+  for (const RegstDescProto& desc : task_.produced_regst_desc()) {
+    ProducedSlot& slot = produced_.emplace_back();
+    slot.desc = &desc;
+    for (int64_t i = 0; i < desc.register_num(); ++i) {
+      void* memory = nullptr;
+      if (!desc.variable_name().empty()) {
+        memory = context.variables->Get(desc.variable_name()).data;
+      } else if (desc.byte_size() > 0) {
+        memory = std::aligned_alloc(64, desc.byte_size());
+        slot.memory.emplace_back(memory, [](void* pointer) { std::free(pointer); });
+      }
+      slot.regsts.push_back(std::make_unique<Regst>(desc, memory));
+      slot.free.push_back(slot.regsts.back().get());
+    }
+    RegstStats& stats = stats_[desc.regst_desc_id()];
+    stats.register_num = desc.register_num();
+  }
+  for (int64_t id : task_.consumed_regst_desc_id()) {
+    consumed_ids_.push_back(id);
+    consumed_[id];
+  }
+}
+
+bool Actor::ProcessMessage(const ActorMessage& message) {
+  switch (message.type) {
+    case ActorMessageType::kRegst: {
+      Regst* regst = message.regst;
+      if (regst->producer_actor_id() == actor_id_) {
+        OF_CHECK(regst->reading_count > 0) << "register returned more often than lent";
+        if (--regst->reading_count == 0) {
+          for (ProducedSlot& slot : produced_) {
+            if (slot.desc->regst_desc_id() == regst->regst_desc_id()) { slot.free.push_back(regst); }
+          }
+        }
+      } else {
+        consumed_.at(regst->regst_desc_id()).ready.push_back(regst);
+      }
+      break;
+    }
+    case ActorMessageType::kEord: consumed_.at(message.regst_desc_id).end_of_data = true; break;
+    default: HandleCommand(message); break;
+  }
+  while (ReadyToAct()) { ActOnce(); }
+  if (!end_of_data_sent_ && InputsExhausted()) {
+    end_of_data_sent_ = true;
+    for (const ProducedSlot& slot : produced_) {
+      for (int64_t consumer : slot.desc->consumer_task_id()) {
+        ActorMessage eord;
+        eord.type = ActorMessageType::kEord;
+        eord.src_actor_id = actor_id_;
+        eord.dst_actor_id = consumer;
+        eord.regst_desc_id = slot.desc->regst_desc_id();
+        context_.bus->Send(std::move(eord));
+      }
+    }
+  }
+  return end_of_data_sent_ && AllRegstsHome();
+}
+
+bool Actor::ReadyToAct() const {
+  if (end_of_data_sent_) { return false; }
+  for (const auto& entry : consumed_) {
+    if (entry.second.ready.empty()) { return false; }
+  }
+  for (const ProducedSlot& slot : produced_) {
+    if (slot.free.empty()) { return false; }
+  }
+  return CanAct();
+}
+
+void Actor::ActOnce() {
+  std::vector<Regst*> inputs;
+  inputs.reserve(consumed_ids_.size());
+  for (int64_t id : consumed_ids_) { inputs.push_back(consumed_.at(id).ready.front()); }
+  int64_t piece_id = -1;
+  std::shared_ptr<JobInstance> instance;
+  if (inputs.empty()) {
+    NextPiece(&piece_id, &instance);
+  } else {
+    piece_id = inputs.front()->piece_id();
+    instance = inputs.front()->job_instance();
+    for (Regst* input : inputs) {
+      OF_CHECK(input->piece_id() == piece_id)
+          << "actor " << actor_id_ << " got pieces " << piece_id << " and " << input->piece_id()
+          << " at once";
+    }
+  }
+  std::vector<Regst*> outputs;
+  outputs.reserve(produced_.size());
+  for (ProducedSlot& slot : produced_) {
+    Regst* regst = slot.free.front();
+    slot.free.pop_front();
+    regst->SetPiece(piece_id, instance);
+    outputs.push_back(regst);
+  }
+
+  Act(inputs, outputs);
+
+  // Messages leave through the stream, so they follow the work the act enqueued there (the CPU
+  // stream runs inline; a CUDA stream will send them from its completion callback).
+  std::vector<ActorMessage> messages;
+  for (size_t i = 0; i < produced_.size(); ++i) {
+    Regst* regst = outputs[i];
+    const auto& consumers = produced_[i].desc->consumer_task_id();
+    regst->reading_count = consumers.size();
+    RegstStats& stats = stats_[regst->regst_desc_id()];
+    ++stats.pieces;
+    int64_t in_flight = stats.register_num - static_cast<int64_t>(produced_[i].free.size());
+    if (in_flight > stats.max_in_flight) { stats.max_in_flight = in_flight; }
+    if (consumers.empty()) {
+      produced_[i].free.push_back(regst);
+      continue;
+    }
+    for (int64_t consumer : consumers) {
+      ActorMessage message;
+      message.src_actor_id = actor_id_;
+      message.dst_actor_id = consumer;
+      message.regst = regst;
+      messages.push_back(std::move(message));
+    }
+  }
+  for (int64_t id : consumed_ids_) {
+    ConsumedSlot& slot = consumed_.at(id);
+    Regst* regst = slot.ready.front();
+    slot.ready.pop_front();
+    ActorMessage message;
+    message.src_actor_id = actor_id_;
+    message.dst_actor_id = regst->producer_actor_id();
+    message.regst = regst;
+    messages.push_back(std::move(message));
+  }
+  const MessageBus* bus = context_.bus;
+  context_.stream->AddCallback([bus, messages = std::move(messages)]() mutable {
+    for (ActorMessage& message : messages) { bus->Send(std::move(message)); }
+  });
+}
+
+bool Actor::InputsExhausted() const {
+  if (consumed_.empty()) { return SourceExhausted(); }
+  for (const auto& entry : consumed_) {
+    if (!entry.second.end_of_data || !entry.second.ready.empty()) { return false; }
+  }
+  return true;
+}
+
+bool Actor::AllRegstsHome() const {
+  for (const ProducedSlot& slot : produced_) {
+    if (slot.free.size() != slot.regsts.size()) { return false; }
+  }
+  return true;
+}
+
+}  // namespace oneflow

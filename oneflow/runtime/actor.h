@@ -1,0 +1,104 @@
+#pragma once
+// Actor: runs one task of the Plan, driven only by messages. The register protocol:
+//   - it acts when every consumed register desc has a readable register and every produced
+//     register desc has a free one (and the subclass agrees, e.g. a launch is pending);
+//   - after acting it sends each produced register to all its consumers and returns each
+//     consumed register to its producer;
+//   - a produced register is free again once all its consumers have returned it, so
+//     register_num bounds how many pieces are in flight (the back-pressure window);
+//   - once every input has delivered end-of-data and been drained, it sends end-of-data
+//     downstream and finishes when all its registers are home.
+// No actor ever blocks; errors of an iteration are recorded on its job instance.
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "oneflow/framework/kernel.h"
+#include "oneflow/runtime/actor_message.h"
+#include "oneflow/runtime/regst.h"
+#include "proto/plan.pb.h"
+
+namespace oneflow {
+
+class MessageBus;
+class Stream;
+class VariableStore;
+
+// What every actor of one runtime shares. Owned by the Runtime.
+struct ActorContext {
+  const MessageBus* bus = nullptr;
+  Stream* stream = nullptr;
+  const WatchHandler* watch_handler = nullptr;
+  VariableStore* variables = nullptr;
+  std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
+  // Called by a sink actor when an iteration of job `job_id` has finished.
+  std::function<void(int64_t job_id)> on_iteration_finished;
+};
+
+// Instrumentation of one produced register desc (read by tests).
+struct RegstStats {
+  int64_t register_num = 0;
+  int64_t max_in_flight = 0;  // most registers lent to consumers at once
+  int64_t pieces = 0;         // registers sent
+};
+
+class Actor {
+ public:
+  Actor(const TaskProto& task, const ActorContext& context);
+  virtual ~Actor() = default;
+
+  int64_t actor_id() const { return actor_id_; }
+  // Handles one message and acts as long as it can. Returns true once the actor has finished.
+  bool ProcessMessage(const ActorMessage& message);
+  const std::map<int64_t, RegstStats>& stats() const { return stats_; }
+
+ protected:
+  // Extra readiness condition and the work of one act. `inputs` holds the front register of
+  // each consumed desc (in consumed order); `outputs` a free register of each produced desc.
+  virtual bool CanAct() const { return true; }
+  virtual void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>& outputs) = 0;
+  // For sources: the piece and instance stamped on outputs when there are no inputs.
+  virtual void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) {}
+  // For sources: true when no more pieces will come.
+  virtual bool SourceExhausted() const { return false; }
+  virtual void HandleCommand(const ActorMessage& message) {}
+
+  const ActorContext& context() const { return context_; }
+  const TaskProto& task() const { return task_; }
+  // Consumed register desc ids in consumed order.
+  const std::vector<int64_t>& consumed_ids() const { return consumed_ids_; }
+
+ private:
+  struct ProducedSlot {
+    const RegstDescProto* desc;
+    std::vector<std::unique_ptr<Regst>> regsts;
+    std::vector<std::shared_ptr<void>> memory;
+    std::deque<Regst*> free;
+  };
+  struct ConsumedSlot {
+    std::deque<Regst*> ready;
+    bool end_of_data = false;
+  };
+
+  bool ReadyToAct() const;
+  void ActOnce();
+  bool InputsExhausted() const;
+  bool AllRegstsHome() const;
+
+  TaskProto task_;
+  const ActorContext& context_;
+  int64_t actor_id_;
+  std::deque<ProducedSlot> produced_;  // deque: slots own registers and never move
+  std::vector<int64_t> consumed_ids_;
+  std::map<int64_t, ConsumedSlot> consumed_;
+  std::map<int64_t, RegstStats> stats_;
+  bool end_of_data_sent_ = false;
+};
+
+// Creates the actor for `task` by its task type.
+std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context);
+
+}  // namespace oneflow

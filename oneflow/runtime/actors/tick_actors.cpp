@@ -1,0 +1,67 @@
+// The two ends of every job's iterations. The source tick acts once per launched job instance
+// (and its register count bounds how many iterations of the job are in flight); the sink tick
+// acts once every leaf of an iteration is done and finishes that instance.
+#include <deque>
+
+#include "oneflow/common/error.h"
+#include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/job_instance.h"
+
+namespace oneflow {
+namespace {
+
+class SourceTickActor final : public Actor {
+ public:
+  using Actor::Actor;
+
+ private:
+  void HandleCommand(const ActorMessage& message) override {
+    if (message.type == ActorMessageType::kLaunch) {
+      pending_.push_back(message.job_instance);
+    } else if (message.type == ActorMessageType::kStop) {
+      stopping_ = true;
+    }
+  }
+  bool CanAct() const override { return !pending_.empty(); }
+  bool SourceExhausted() const override { return stopping_ && pending_.empty(); }
+  void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) override {
+    *piece_id = next_piece_id_++;
+    *instance = pending_.front();
+    pending_.pop_front();
+  }
+  void Act(const std::vector<Regst*>&, const std::vector<Regst*>&) override {}
+
+  std::deque<std::shared_ptr<JobInstance>> pending_;
+  int64_t next_piece_id_ = 0;
+  bool stopping_ = false;
+};
+
+class SinkTickActor final : public Actor {
+ public:
+  using Actor::Actor;
+
+ private:
+  void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>&) override {
+    OF_CHECK(!inputs.empty()) << "sink tick without inputs";
+    const std::shared_ptr<JobInstance>& instance = inputs.front()->job_instance();
+    if (instance) { instance->Finish(); }
+    context().on_iteration_finished(task().job_id());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context);
+
+std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context) {
+  switch (task.task_type()) {
+    case kCompute: return NewComputeActor(task, context);
+    case kSourceTick: return std::make_unique<SourceTickActor>(task, context);
+    case kSinkTick: return std::make_unique<SinkTickActor>(task, context);
+    default: break;
+  }
+  OF_CHECK(false) << "task " << task.task_id() << " has unknown task type " << task.task_type();
+  return nullptr;
+}
+
+}  // namespace oneflow

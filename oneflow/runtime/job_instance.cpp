@@ -1,0 +1,68 @@
+#include "oneflow/runtime/job_instance.h"
+
+#include "oneflow/common/error.h"
+
+namespace oneflow {
+
+JobInstance::JobInstance(std::string job_name, std::map<std::string, HostTensor> inputs)
+    : job_name_(std::move(job_name)), inputs_(std::move(inputs)) {}
+
+const HostTensor& JobInstance::Input(const std::string& op_name) const {
+  auto it = inputs_.find(op_name);
+  if (it == inputs_.end()) {
+    throw Error(ErrorKind::kValue) << "job '" << job_name_ << "': no value was pushed for input '"
+                                   << op_name << "'";
+  }
+  return it->second;
+}
+
+void JobInstance::SetOutput(const std::string& op_name, HostTensor tensor) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  outputs_[op_name] = std::move(tensor);
+}
+
+void JobInstance::AddError(std::exception_ptr error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error_) { error_ = error; }
+}
+
+bool JobInstance::has_error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<bool>(error_);
+}
+
+void JobInstance::Finish() {
+  std::vector<std::function<void()>> callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    OF_CHECK(!done_) << "job instance of '" << job_name_ << "' finished twice";
+    done_ = true;
+    callbacks.swap(on_finish_);
+  }
+  finished_.notify_all();
+  for (auto& callback : callbacks) { callback(); }
+}
+
+void JobInstance::OnFinish(std::function<void()> callback) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!done_) {
+      on_finish_.push_back(std::move(callback));
+      return;
+    }
+  }
+  callback();
+}
+
+void JobInstance::Wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  finished_.wait(lock, [this] { return done_; });
+  if (error_) { std::rethrow_exception(error_); }
+}
+
+bool JobInstance::done() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_;
+}
+
+}  // namespace oneflow

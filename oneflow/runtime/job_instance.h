@@ -1,0 +1,51 @@
+#pragma once
+// One call of a global function: the values pushed into its input ops, the values its return
+// ops produce, the first error raised while it ran, and its completion. Created by the session
+// on the caller's thread, carried through the Plan by registers, finished by the sink actor.
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "oneflow/framework/host_tensor.h"
+
+namespace oneflow {
+
+class JobInstance {
+ public:
+  JobInstance(std::string job_name, std::map<std::string, HostTensor> inputs);
+
+  const std::string& job_name() const { return job_name_; }
+  // The value pushed for input op `op_name`; throws if none was.
+  const HostTensor& Input(const std::string& op_name) const;
+  void SetOutput(const std::string& op_name, HostTensor tensor);
+  // Valid after Wait() returned.
+  const std::map<std::string, HostTensor>& outputs() const { return outputs_; }
+
+  // Records an error of this iteration; the first one is kept and later ones are dropped.
+  void AddError(std::exception_ptr error);
+  bool has_error() const;
+
+  // Called once by the runtime when every actor has finished this iteration.
+  void Finish();
+  // Runs `callback` on the finishing thread after Finish (at once if already finished).
+  void OnFinish(std::function<void()> callback);
+  // Blocks until finished; rethrows the iteration's error, if any.
+  void Wait();
+  bool done() const;
+
+ private:
+  std::string job_name_;
+  std::map<std::string, HostTensor> inputs_;
+  std::map<std::string, HostTensor> outputs_;
+  mutable std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false;
+  std::exception_ptr error_;
+  std::vector<std::function<void()>> on_finish_;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,109 @@
+#include "oneflow/runtime/runtime.h"
+
+#include "oneflow/common/error.h"
+#include "oneflow/device/cpu_stream.h"
+#include "oneflow/runtime/job_instance.h"
+
+namespace oneflow {
+
+Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
+                 const RuntimeOptions& options)
+    : plan_(plan), watch_handler_(std::move(watch_handler)) {
+  stream_ = std::make_unique<CpuStream>(options.compute_threads);
+  actor_context_.bus = &bus_;
+  actor_context_.stream = stream_.get();
+  actor_context_.watch_handler = &watch_handler_;
+  actor_context_.variables = &variables;
+  actor_context_.on_iteration_finished = [this](int64_t job_id) { OnIterationFinished(job_id); };
+  for (const TaskProto& task : plan_.task()) {
+    for (const RegstDescProto& regst : task.produced_regst_desc()) {
+      actor_context_.regst_descs[regst.regst_desc_id()] = &regst;
+    }
+  }
+  for (const JobInfo& job : plan_.job()) { job_ids_[job.job_name()] = job.job_id(); }
+  for (int64_t i = 0; i < plan_.thread_num(); ++i) {
+    threads_.push_back(std::make_unique<Thread>(i));
+  }
+  for (const TaskProto& task : plan_.task()) {
+    std::unique_ptr<Actor> actor = NewActor(task, actor_context_);
+    bus_.Register(task.task_id(), threads_.at(task.thread_id()).get());
+    threads_.at(task.thread_id())->AddActor(std::move(actor));
+  }
+  for (auto& thread : threads_) { thread->Start(); }
+}
+
+Runtime::~Runtime() { Stop(); }
+
+void Runtime::Launch(const std::string& job_name, std::shared_ptr<JobInstance> instance) {
+  auto it = job_ids_.find(job_name);
+  if (it == job_ids_.end()) {
+    throw Error(ErrorKind::kValue) << "the running plan has no job named '" << job_name << "'";
+  }
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  if (stopped_) { throw Error(ErrorKind::kRuntime) << "the runtime has been stopped"; }
+  if (waiting_.empty() && (running_count_ == 0 || running_job_ == it->second)) {
+    running_job_ = it->second;
+    ++running_count_;
+    SendLaunch(it->second, std::move(instance));
+  } else {
+    waiting_.emplace_back(it->second, std::move(instance));
+  }
+}
+
+void Runtime::SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance) {
+  ActorMessage message;
+  message.type = ActorMessageType::kLaunch;
+  message.dst_actor_id = plan_.job(job_id).source_tick_task_id();
+  message.job_instance = std::move(instance);
+  bus_.Send(std::move(message));
+}
+
+void Runtime::OnIterationFinished(int64_t job_id) {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  OF_CHECK(running_job_ == job_id && running_count_ > 0)
+      << "iteration of job " << job_id << " finished while job " << running_job_ << " runs";
+  if (--running_count_ > 0) { return; }
+  running_job_ = -1;
+  // Admit the next job's consecutive launches together, so they pipeline.
+  while (!waiting_.empty() && (running_job_ == -1 || waiting_.front().first == running_job_)) {
+    running_job_ = waiting_.front().first;
+    ++running_count_;
+    SendLaunch(waiting_.front().first, std::move(waiting_.front().second));
+    waiting_.pop_front();
+  }
+}
+
+void Runtime::Stop() {
+  std::deque<std::pair<int64_t, std::shared_ptr<JobInstance>>> never_started;
+  {
+    std::lock_guard<std::mutex> lock(launch_mutex_);
+    if (stopped_) { return; }
+    stopped_ = true;
+    never_started.swap(waiting_);
+  }
+  for (auto& entry : never_started) {
+    entry.second->AddError(std::make_exception_ptr(
+        Error(ErrorKind::kRuntime) << "the session stopped before this call of job '"
+                                   << entry.second->job_name() << "' could start"));
+    entry.second->Finish();
+  }
+  for (const JobInfo& job : plan_.job()) {
+    ActorMessage message;
+    message.type = ActorMessageType::kStop;
+    message.dst_actor_id = job.source_tick_task_id();
+    bus_.Send(std::move(message));
+  }
+  for (auto& thread : threads_) { thread->Join(); }
+}
+
+std::map<int64_t, RegstStats> Runtime::CollectRegstStats() const {
+  std::map<int64_t, RegstStats> stats;
+  for (const auto& thread : threads_) {
+    thread->ForEachFinishedActor([&](const Actor& actor) {
+      for (const auto& entry : actor.stats()) { stats[entry.first] = entry.second; }
+    });
+  }
+  return stats;
+}
+
+}  // namespace oneflow

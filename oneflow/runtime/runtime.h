@@ -1,0 +1,61 @@
+#pragma once
+// Runtime: instantiates a Plan as threads and actors and runs job instances through it.
+// Python's calls become Launch(); iterations of the same job pipeline through the Plan, while
+// iterations of different jobs (which may share variables) run one job at a time, in launch
+// order. Stop() sends end-of-data through every job and joins the threads.
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/thread.h"
+#include "proto/plan.pb.h"
+
+namespace oneflow {
+
+class CpuStream;
+class JobInstance;
+class VariableStore;
+
+struct RuntimeOptions {
+  int64_t compute_threads = 1;  // threads per CPU device for ParallelFor
+};
+
+class Runtime {
+ public:
+  Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
+          const RuntimeOptions& options);
+  ~Runtime();
+
+  // Starts one iteration of `job_name` for `instance` (at once, or after the iterations of
+  // another job in flight have finished). Never blocks.
+  void Launch(const std::string& job_name, std::shared_ptr<JobInstance> instance);
+  // Ends every job's stream of iterations; waits for all actors to finish. Idempotent.
+  void Stop();
+  // Register instrumentation of every actor, by register desc id (valid after Stop()).
+  std::map<int64_t, RegstStats> CollectRegstStats() const;
+
+ private:
+  void SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance);
+  void OnIterationFinished(int64_t job_id);
+
+  Plan plan_;
+  WatchHandler watch_handler_;
+  std::unique_ptr<CpuStream> stream_;
+  ActorContext actor_context_;
+  MessageBus bus_;
+  std::vector<std::unique_ptr<Thread>> threads_;
+  std::map<std::string, int64_t> job_ids_;
+
+  std::mutex launch_mutex_;
+  int64_t running_job_ = -1;
+  int64_t running_count_ = 0;
+  std::deque<std::pair<int64_t, std::shared_ptr<JobInstance>>> waiting_;
+  bool stopped_ = false;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,69 @@
+#include "oneflow/runtime/thread.h"
+
+#include "oneflow/common/error.h"
+#include "oneflow/runtime/actor.h"
+
+namespace oneflow {
+
+Thread::Thread(int64_t thread_id) : thread_id_(thread_id) {}
+
+Thread::~Thread() { Join(); }
+
+void Thread::AddActor(std::unique_ptr<Actor> actor) {
+  int64_t id = actor->actor_id();
+  actors_.emplace(id, std::move(actor));
+}
+
+void Thread::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Thread::Send(ActorMessage message) {
+  if (std::this_thread::get_id() == thread_.get_id()) {
+    local_queue_.push_back(std::move(message));
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(message));
+  }
+  has_message_.notify_one();
+}
+
+void Thread::Join() {
+  if (thread_.joinable()) { thread_.join(); }
+}
+
+void Thread::Loop() {
+  std::deque<ActorMessage> batch;
+  while (!actors_.empty()) {
+    if (local_queue_.empty()) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      has_message_.wait(lock, [this] { return !queue_.empty(); });
+      batch.swap(queue_);
+    } else {
+      batch.swap(local_queue_);
+    }
+    while (!batch.empty()) {
+      ActorMessage message = std::move(batch.front());
+      batch.pop_front();
+      auto it = actors_.find(message.dst_actor_id);
+      OF_CHECK(it != actors_.end()) << "thread " << thread_id_ << " got a message for actor "
+                                    << message.dst_actor_id << ", which it does not run";
+      if (it->second->ProcessMessage(message)) {
+        finished_actors_.push_back(std::move(it->second));
+        actors_.erase(it);
+      }
+    }
+  }
+}
+
+void MessageBus::Register(int64_t actor_id, Thread* thread) { actor_to_thread_[actor_id] = thread; }
+
+void MessageBus::Send(ActorMessage message) const {
+  auto it = actor_to_thread_.find(message.dst_actor_id);
+  OF_CHECK(it != actor_to_thread_.end()) << "no thread runs actor " << message.dst_actor_id;
+  it->second->Send(std::move(message));
+}
+
+}  // namespace oneflow

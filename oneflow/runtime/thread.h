@@ -1,0 +1,62 @@
+#pragma once
+// A runtime thread: owns the actors of one (device, stream) and drives them only by messages.
+// Messages from other threads go through a locked queue; messages an actor sends to an actor on
+// the same thread go through a local queue without locking. The thread ends when its last actor
+// has finished.
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "oneflow/runtime/actor_message.h"
+
+namespace oneflow {
+
+class Actor;
+
+class Thread {
+ public:
+  explicit Thread(int64_t thread_id);
+  ~Thread();
+
+  void AddActor(std::unique_ptr<Actor> actor);
+  void Start();
+  // Thread-safe; a message to an actor of this thread sent from this thread skips the lock.
+  void Send(ActorMessage message);
+  void Join();
+  // Visits every actor this thread ran; valid after Join().
+  template <typename Fn>
+  void ForEachFinishedActor(Fn fn) const {
+    for (const auto& actor : finished_actors_) { fn(*actor); }
+  }
+
+ private:
+  void Loop();
+
+  int64_t thread_id_;
+  std::map<int64_t, std::unique_ptr<Actor>> actors_;
+  // Finished actors are kept (not destroyed) until the thread is, so their registers stay valid
+  // and their instrumentation can be read.
+  std::vector<std::unique_ptr<Actor>> finished_actors_;
+  std::mutex mutex_;
+  std::condition_variable has_message_;
+  std::deque<ActorMessage> queue_;
+  std::deque<ActorMessage> local_queue_;
+  std::thread thread_;
+};
+
+// Routes a message to the thread of its destination actor.
+class MessageBus {
+ public:
+  void Register(int64_t actor_id, Thread* thread);
+  void Send(ActorMessage message) const;
+
+ private:
+  std::map<int64_t, Thread*> actor_to_thread_;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,88 @@
+#include "oneflow/session/initializer.h"
+
+#include <cmath>
+#include <random>
+
+#include "oneflow/common/error.h"
+#include "oneflow/framework/attr.h"
+
+namespace oneflow {
+
+namespace {
+
+// Fans of a weight in OneFlow's layout: dim 0 is the output, the rest is the input (times the
+// receptive field for convolutions).
+void ComputeFans(const Shape& shape, double* fan_in, double* fan_out) {
+  if (shape.num_axes() < 2) {
+    *fan_in = *fan_out = static_cast<double>(shape.elem_count());
+    return;
+  }
+  double receptive = static_cast<double>(shape.Count(2, shape.num_axes()));
+  *fan_in = static_cast<double>(shape.At(1)) * receptive;
+  *fan_out = static_cast<double>(shape.At(0)) * receptive;
+}
+
+template <typename T>
+void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed,
+          const Shape& shape, T* data) {
+  const int64_t count = shape.elem_count();
+  std::mt19937_64 engine(static_cast<uint64_t>(seed));
+  auto arg = [&](size_t index, double fallback) {
+    return index < args.size() ? args[index] : fallback;
+  };
+  auto uniform = [&](double low, double high) {
+    std::uniform_real_distribution<double> distribution(low, high);
+    for (int64_t i = 0; i < count; ++i) { data[i] = static_cast<T>(distribution(engine)); }
+  };
+  auto normal = [&](double mean, double stddev, bool truncated) {
+    std::normal_distribution<double> distribution(0.0, 1.0);
+    for (int64_t i = 0; i < count; ++i) {
+      double value = distribution(engine);
+      while (truncated && std::fabs(value) > 2.0) { value = distribution(engine); }
+      data[i] = static_cast<T>(mean + stddev * value);
+    }
+  };
+  if (kind == "constant") {
+    const T value = static_cast<T>(arg(0, 0.0));
+    for (int64_t i = 0; i < count; ++i) { data[i] = value; }
+  } else if (kind == "random_uniform") {
+    uniform(arg(0, 0.0), arg(1, 1.0));
+  } else if (kind == "random_normal") {
+    normal(arg(0, 0.0), arg(1, 1.0), false);
+  } else if (kind == "truncated_normal") {
+    normal(arg(0, 0.0), arg(1, 1.0), true);
+  } else if (kind == "variance_scaling") {
+    double fan_in = 0, fan_out = 0;
+    ComputeFans(shape, &fan_in, &fan_out);
+    const int mode = static_cast<int>(arg(1, 0));
+    const double fan = mode == 0 ? fan_in : mode == 1 ? fan_out : (fan_in + fan_out) / 2.0;
+    const double variance = arg(0, 1.0) / std::max(1.0, fan);
+    const int distribution = static_cast<int>(arg(2, 0));
+    if (distribution == 2) {
+      const double limit = std::sqrt(3.0 * variance);
+      uniform(-limit, limit);
+    } else if (distribution == 1) {
+      normal(0.0, std::sqrt(variance), false);
+    } else {
+      // Truncated at 2 stddev; 0.8796 is the stddev of a standard normal truncated there.
+      normal(0.0, std::sqrt(variance) / 0.87962566103423978, true);
+    }
+  } else {
+    throw Error(ErrorKind::kValue) << "unknown initializer '" << kind << "'";
+  }
+}
+
+}  // namespace
+
+void InitializeVariable(const OperatorConf& variable_op, HostTensor& tensor) {
+  const auto& attrs = variable_op.attr();
+  const std::string kind = FromAttrValue<std::string>(attrs.at("initializer"));
+  const auto args = FromAttrValue<std::vector<double>>(attrs.at("initializer_args"));
+  const int64_t seed = FromAttrValue<int64_t>(attrs.at("seed"));
+  SwitchDataType(tensor.desc.data_type, [&]<typename T>() {
+    Fill<T>(kind, args, seed, tensor.desc.shape, static_cast<T*>(tensor.data));
+    return 0;
+  });
+}
+
+}  // namespace oneflow

@@ -1,0 +1,124 @@
+#include "oneflow/session/session.h"
+
+#include <cblas.h>
+
+#include "oneflow/compiler/pipeline.h"
+#include "oneflow/compiler/plan_builder.h"
+#include "oneflow/compiler/plan_dump.h"
+#include "oneflow/runtime/job_instance.h"
+#include "oneflow/runtime/runtime.h"
+
+namespace oneflow {
+
+Session::Session(const SessionOptions& options) : options_(options) {
+  watch_handler_ = [](int64_t, const HostTensor&) {};
+}
+
+Session::~Session() { Stop(); }
+
+JobBuildContext& Session::OpenJob(const JobConf& job_conf) {
+  if (open_job_) {
+    throw Error(ErrorKind::kRuntime) << "cannot start tracing job '" << job_conf.job_name()
+                                     << "' while job '" << open_job_->job_name()
+                                     << "' is being traced";
+  }
+  if (HasJob(job_conf.job_name())) {
+    throw Error(ErrorKind::kValue) << "a job named '" << job_conf.job_name()
+                                   << "' already exists in this session";
+  }
+  open_job_ = std::make_unique<JobBuildContext>(job_conf);
+  return *open_job_;
+}
+
+JobBuildContext& Session::CurrentJob() {
+  if (!open_job_) {
+    throw Error(ErrorKind::kRuntime)
+        << "no job is being traced: ops can only be created inside a @flow.global_function";
+  }
+  return *open_job_;
+}
+
+void Session::CloseJob() {
+  CurrentJob();
+  CompleteJob(*open_job_);
+  jobs_.push_back(std::move(open_job_));
+}
+
+void Session::AbortJob() { open_job_.reset(); }
+
+bool Session::HasJob(const std::string& job_name) const {
+  for (const auto& job : jobs_) {
+    if (job->job_name() == job_name) { return true; }
+  }
+  return false;
+}
+
+const Job& Session::GetJob(const std::string& job_name) const {
+  for (const auto& job : jobs_) {
+    if (job->job_name() == job_name) { return job->job(); }
+  }
+  throw Error(ErrorKind::kValue) << "no job named '" << job_name << "'";
+}
+
+const JobInfo& Session::GetJobInfo(const std::string& job_name) const {
+  for (const JobInfo& info : plan_.job()) {
+    if (info.job_name() == job_name) { return info; }
+  }
+  throw Error(ErrorKind::kValue) << "no compiled job named '" << job_name << "'";
+}
+
+void Session::Start() {
+  if (runtime_) { return; }
+  std::vector<const Job*> jobs;
+  for (const auto& job : jobs_) { jobs.push_back(&job->job()); }
+  for (const Job* job : jobs) {
+    for (const OperatorConf& op : job->op()) {
+      if (op.op_type() == "variable") { variables_.Declare(op); }
+    }
+  }
+  PlanOptions plan_options;
+  plan_options.register_num = options_.register_num;
+  plan_ = BuildPlan(jobs, plan_options);
+  if (!options_.debug_dir.empty()) { DumpJobsAndPlan(options_.debug_dir, jobs, plan_); }
+  openblas_set_num_threads(static_cast<int>(options_.compute_threads));
+  RuntimeOptions runtime_options;
+  runtime_options.compute_threads = options_.compute_threads;
+  runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
+}
+
+void Session::Stop() { runtime_.reset(); }
+
+std::shared_ptr<JobInstance> Session::Launch(const std::string& job_name,
+                                             std::map<std::string, HostTensor> inputs) {
+  if (!runtime_) { throw Error(ErrorKind::kRuntime) << "the session is not running"; }
+  const JobInfo& info = GetJobInfo(job_name);
+  for (const auto& entry : info.input()) {
+    auto it = inputs.find(entry.first);
+    BlobDesc expected = BlobDesc::FromProto(entry.second);
+    if (it == inputs.end()) {
+      throw Error(ErrorKind::kValue) << "job '" << job_name << "': no value given for input '"
+                                     << entry.first << "' " << expected.ToString();
+    }
+    if (it->second.desc.data_type != expected.data_type) {
+      throw Error(ErrorKind::kType) << "job '" << job_name << "': input '" << entry.first
+                                    << "' expects dtype " << DataTypeName(expected.data_type)
+                                    << ", got " << DataTypeName(it->second.desc.data_type);
+    }
+    if (it->second.desc.shape != expected.shape) {
+      throw Error(ErrorKind::kValue) << "job '" << job_name << "': input '" << entry.first
+                                     << "' expects shape " << expected.shape.ToString()
+                                     << ", got " << it->second.desc.shape.ToString();
+    }
+  }
+  for (const auto& entry : inputs) {
+    if (!info.input().count(entry.first)) {
+      throw Error(ErrorKind::kValue) << "job '" << job_name << "' has no input named '"
+                                     << entry.first << "'";
+    }
+  }
+  auto instance = std::make_shared<JobInstance>(job_name, std::move(inputs));
+  runtime_->Launch(job_name, instance);
+  return instance;
+}
+
+}  // namespace oneflow

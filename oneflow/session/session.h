@@ -1,0 +1,69 @@
+#pragma once
+// A session: the jobs traced from Python's global functions, the variables they share, and the
+// runtime running their Plan. Defining a job after the session has started is allowed: Python
+// stops the runtime, traces the new job, and starts again; variables keep their values.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oneflow/framework/kernel.h"
+#include "oneflow/job/job_build_context.h"
+#include "oneflow/runtime/actor.h"
+#include "oneflow/session/variable_store.h"
+#include "proto/plan.pb.h"
+
+namespace oneflow {
+
+class JobInstance;
+class Runtime;
+
+struct SessionOptions {
+  int64_t cpu_device_num = 1;
+  int64_t compute_threads = 1;  // threads per CPU device (BLAS and ParallelFor)
+  int64_t register_num = 2;
+  std::string debug_dir;        // non-empty: dump jobs and the plan there at Start()
+};
+
+class Session {
+ public:
+  explicit Session(const SessionOptions& options);
+  ~Session();
+
+  // Tracing: one job is open at a time.
+  JobBuildContext& OpenJob(const JobConf& job_conf);
+  JobBuildContext& CurrentJob();
+  // Runs the compiler passes on the open job and keeps it.
+  void CloseJob();
+  // Drops the open job (its tracing failed).
+  void AbortJob();
+  bool HasJob(const std::string& job_name) const;
+  const Job& GetJob(const std::string& job_name) const;
+
+  // Compiles all closed jobs into one Plan, declares their variables, starts the runtime.
+  void Start();
+  // Waits for nothing: callers make sure no iteration is in flight (Python syncs first).
+  void Stop();
+  bool running() const { return runtime_ != nullptr; }
+  // Checks `inputs` against the job's input ops, then starts one iteration.
+  std::shared_ptr<JobInstance> Launch(const std::string& job_name,
+                                      std::map<std::string, HostTensor> inputs);
+  const Plan& plan() const { return plan_; }
+  const JobInfo& GetJobInfo(const std::string& job_name) const;
+
+  VariableStore& variables() { return variables_; }
+  void SetWatchHandler(WatchHandler handler) { watch_handler_ = std::move(handler); }
+  const SessionOptions& options() const { return options_; }
+
+ private:
+  SessionOptions options_;
+  std::vector<std::unique_ptr<JobBuildContext>> jobs_;
+  std::unique_ptr<JobBuildContext> open_job_;
+  VariableStore variables_;
+  WatchHandler watch_handler_;
+  Plan plan_;
+  std::unique_ptr<Runtime> runtime_;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,46 @@
+"""oneflow: a distributed deep-learning framework with OneFlow 0.3's lazy API.
+
+    import oneflow as flow
+    import oneflow.typing as tp
+
+    @flow.global_function(type="train")
+    def train_job(x: tp.Numpy.Placeholder((64, 784))) -> tp.Numpy: ...
+"""
+from oneflow.framework.dtypes import (  # noqa: F401
+    char, convert_oneflow_dtype_to_numpy_dtype, double, float, float16, float32, float64, half,
+    int8, int32, int64, uint8,
+)
+from oneflow.framework.function import FunctionConfig, function_config, global_function  # noqa: F401
+from oneflow.framework.session import clear_default_session, sync_default_session  # noqa: F401
+from oneflow.framework.blob import LazyBlob, LocalBlob  # noqa: F401
+from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa: F401
+from oneflow.ops.array_ops import cast, constant, identity, matmul, reshape, transpose  # noqa: F401
+from oneflow.ops.variables import get_variable  # noqa: F401
+from oneflow.ops.watch import watch, watch_diff  # noqa: F401
+from oneflow.ops.initializers import (  # noqa: F401
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+    kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,
+    truncated_normal_initializer, variance_scaling_initializer, xavier_normal_initializer,
+    xavier_uniform_initializer, zeros_initializer,
+)
+from oneflow import (  # noqa: F401
+    checkpoint, config, deprecated, distribute, env, experimental, layers, math, nn, optimizer,
+    scope, train, typing, unittest,
+)
+
+INVALID_SPLIT_AXIS = None
+INVALID_BATCH_AXIS = None
+
+
+def current_scope():
+    from oneflow.framework import session as session_util
+
+    return session_util.default_session().scope
+
+
+def load_variables(value_dict, ignore_mismatch=False):
+    raise NotImplementedError("flow.load_variables arrives with checkpoints in a later version")
+
+
+def get_all_variables():
+    raise NotImplementedError("flow.get_all_variables arrives with checkpoints in a later version")

@@ -1,0 +1,65 @@
+"""oneflow.config: session options, read when the session starts (cleared with the session)."""
+from oneflow.config import collective_boxing  # noqa: F401
+
+
+def _config():
+    from oneflow.framework import session as session_util
+
+    return session_util.default_session().config
+
+
+def _positive_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError("%s must be a positive int, got %r" % (what, value))
+    return value
+
+
+def cpu_device_num(value):
+    _config().cpu_device_num = _positive_int(value, "cpu_device_num")
+
+
+def gpu_device_num(value):
+    """In this CPU-only build, gpu devices are CPU devices (one informational message)."""
+    from oneflow.framework import session as session_util
+
+    value = _positive_int(value, "gpu_device_num") if value != 0 else 0
+    session_util.default_session().note_gpu_mapped_to_cpu()
+    if value:
+        _config().cpu_device_num = value
+
+
+def machine_num(value):
+    _positive_int(value, "machine_num")
+    if value > 1:
+        raise NotImplementedError("several machines arrive in a later version")
+
+
+def enable_debug_mode(value=True):
+    _config().debug_mode = bool(value)
+
+
+def compute_thread_pool_size(value):
+    _config().compute_threads = _positive_int(value, "compute_thread_pool_size")
+
+
+def enable_legacy_model_io(value=True):
+    _config().legacy_model_io = bool(value)
+
+
+def _ignored(*args, **kwargs):
+    """Tuning knobs of OneFlow's GPU/NCCL runtime that have no effect here."""
+
+
+enable_model_io_v2 = _ignored
+comm_net_worker_num = _ignored
+use_rdma = _ignored
+reserved_device_mem_mbyte = _ignored
+reserved_host_mem_mbyte = _ignored
+collect_act_event = _ignored
+enable_tensor_float_32_compute = _ignored
+enable_mem_chain_merge = _ignored
+load_library = None
+
+
+def load_library(path):  # noqa: F811
+    raise NotImplementedError("custom op libraries (flow.config.load_library) are not supported yet")

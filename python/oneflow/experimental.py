@@ -1,0 +1,5 @@
+"""oneflow.experimental"""
+
+
+def enable_typing_check(value=True):
+    pass

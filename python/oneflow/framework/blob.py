@@ -1,0 +1,150 @@
+"""Blobs seen from Python.
+
+LazyBlob: a logical blob of the job being traced (name, shape, dtype); its Python operators
+emit ops. LocalBlob: a value that came back from a run (a numpy array with OneFlow's accessors).
+"""
+import numbers
+
+import numpy as np
+
+from oneflow.framework import dtypes
+
+
+class LazyBlob:
+    """Handle of a logical blob "<op name>/<argument>_<index>" in the job being traced."""
+
+    def __init__(self, lbn, shape, dtype, batch_axis=0):
+        self.logical_blob_name = lbn
+        self._shape = tuple(shape)
+        self._dtype = dtype
+        self._batch_axis = batch_axis if len(shape) > 0 else None
+
+    @property
+    def lbn(self):
+        return self.logical_blob_name
+
+    @property
+    def op_name(self):
+        return self.logical_blob_name.rsplit("/", 1)[0]
+
+    @property
+    def unique_name(self):
+        return self.logical_blob_name
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def batch_axis(self):
+        return self._batch_axis
+
+    @property
+    def split_axis(self):
+        return None
+
+    @property
+    def is_dynamic(self):
+        return False
+
+    @property
+    def is_tensor_list(self):
+        return False
+
+    def with_distribute(self, distribute):
+        return self
+
+    def with_split_distribute(self, axis):
+        return self
+
+    def with_broadcast_distribute(self):
+        return self
+
+    def __repr__(self):
+        return "LazyBlob(name=%r, shape=%r, dtype=%r)" % (self.lbn, self.shape, self.dtype)
+
+    def __len__(self):
+        return self._shape[0]
+
+    # Operators map to flow.math ops, with scalars on either side.
+    def __add__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.add(self, other)
+
+    def __radd__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.add(other, self)
+
+    def __sub__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.subtract(self, other)
+
+    def __rsub__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.subtract(other, self)
+
+    def __mul__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.multiply(self, other)
+
+    def __rmul__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.multiply(other, self)
+
+    def __truediv__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.divide(self, other)
+
+    def __rtruediv__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.divide(other, self)
+
+    def __div__(self, other):
+        return self.__truediv__(other)
+
+    def __neg__(self):
+        from oneflow.ops import math_ops
+
+        return math_ops.negative(self)
+
+    def __pos__(self):
+        return self
+
+
+def is_scalar(value):
+    return isinstance(value, numbers.Number) and not isinstance(value, bool) or isinstance(
+        value, (np.integer, np.floating)
+    )
+
+
+class LocalBlob(np.ndarray):
+    """A result value: a numpy array that also answers OneFlow 0.3's LocalBlob methods."""
+
+    def numpy(self, index=None):
+        return np.asarray(self)
+
+    def numpy_list(self):
+        return [np.asarray(self)]
+
+    def numpy_lists(self):
+        return [[np.asarray(self)]]
+
+
+def as_local_blob(array):
+    return np.asarray(array).view(LocalBlob)
+
+
+def blob_dtype(value):
+    return dtypes.from_value(value)

@@ -1,0 +1,63 @@
+"""Data types: flow.float32 & co., their numpy equivalents and the C++ enum values."""
+import numpy as np
+
+
+class DType:
+    """A oneflow data type. `value` is the C++ DataType enum (proto/data_type.proto)."""
+
+    def __init__(self, name, value, numpy_dtype):
+        self.name = name
+        self.value = value
+        self.numpy_dtype = np.dtype(numpy_dtype)
+
+    def __repr__(self):
+        return "oneflow." + self.name
+
+    def __eq__(self, other):
+        return isinstance(other, DType) and other.value == self.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+float32 = DType("float32", 1, np.float32)
+float64 = DType("float64", 2, np.float64)
+int8 = DType("int8", 3, np.int8)
+int32 = DType("int32", 4, np.int32)
+int64 = DType("int64", 5, np.int64)
+uint8 = DType("uint8", 6, np.uint8)
+float = float32  # noqa: A001 - OneFlow's public name
+double = float64
+char = int8
+
+
+class _UnsupportedDType(DType):
+    def __init__(self, name):
+        super().__init__(name, -1, np.float16 if name == "float16" else np.float32)
+
+
+float16 = _UnsupportedDType("float16")
+half = float16
+
+_BY_VALUE = {d.value: d for d in (float32, float64, int8, int32, int64, uint8)}
+_BY_NUMPY = {d.numpy_dtype: d for d in (float32, float64, int8, int32, int64, uint8)}
+
+
+def from_value(value):
+    return _BY_VALUE[value]
+
+
+def check(dtype, what="dtype"):
+    """Returns `dtype` as a supported DType or raises TypeError/NotImplementedError."""
+    if isinstance(dtype, _UnsupportedDType):
+        raise NotImplementedError("%s %s is not supported on CPU yet" % (what, dtype.name))
+    if isinstance(dtype, DType):
+        return dtype
+    try:
+        return _BY_NUMPY[np.dtype(dtype)]
+    except (TypeError, KeyError):
+        raise TypeError("%s must be a oneflow dtype such as flow.float32, got %r" % (what, dtype))
+
+
+def convert_oneflow_dtype_to_numpy_dtype(dtype):
+    return check(dtype).numpy_dtype

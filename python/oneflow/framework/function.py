@@ -1,0 +1,237 @@
+"""flow.global_function and flow.FunctionConfig: declare a job, trace it, call it."""
+import functools
+import inspect
+
+import numpy as np
+
+from oneflow.framework import dtypes
+from oneflow.framework import op_builder
+from oneflow.framework import session as session_util
+from oneflow.framework.blob import LazyBlob, as_local_blob
+
+
+class FunctionConfig:
+    """Per-function options. Unknown OneFlow options are accepted and ignored, so scripts that
+    tune fusion or memory flags keep running; the ones that change semantics are honoured."""
+
+    def __init__(self):
+        self._data_type = dtypes.float32
+        self._placement = None
+        self._logical_view = "consistent"
+        self._other = {}
+
+    def default_data_type(self, dtype=None):
+        if dtype is None:
+            return self._data_type
+        self._data_type = dtypes.check(dtype, "default_data_type")
+
+    def data_type(self):
+        return self._data_type
+
+    def default_logical_view(self, view):
+        self._logical_view = getattr(view, "name", "consistent")
+
+    def default_placement_scope(self, placement):
+        self._placement = placement
+
+    def default_distribute_strategy(self, strategy):
+        self.default_logical_view(strategy)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def setter(*args, **kwargs):
+            self._other[name] = (args, kwargs)
+
+        return setter
+
+
+function_config = FunctionConfig
+
+
+class FunctionDesc:
+    def __init__(self, func, job_type, config):
+        self.func = func
+        self.name = func.__name__
+        self.is_train = job_type == "train"
+        self.config = config or FunctionConfig()
+        self.traced = False
+        self.trace_error = None
+        self.signature = inspect.signature(func)
+        self.placeholders = []  # (parameter name, input op name, Placeholder)
+        self.output_structure = None  # nested tuple/list/dict of return op names
+        self.return_annotation = self.signature.return_annotation
+
+
+def global_function(type="predict", function_config=None):  # noqa: A002 - OneFlow's name
+    """Decorator declaring a job function: traced once into a Job, then run by the runtime."""
+    if callable(type) and not isinstance(type, str):  # used bare: @flow.global_function
+        return global_function()(type)
+    if type not in ("train", "predict"):
+        raise ValueError('global_function type must be "train" or "predict", got %r' % (type,))
+    if function_config is not None and not isinstance(function_config, FunctionConfig):
+        raise TypeError("function_config must be a flow.FunctionConfig")
+
+    def decorator(func):
+        from oneflow import env
+
+        env.check_lazy_mode()
+        desc = FunctionDesc(func, type, function_config)
+        session = session_util.default_session()
+        session.register_function(desc)
+
+        @functools.wraps(func)
+        def job(*args, **kwargs):
+            current = session_util.default_session()
+            if current is not session:
+                raise RuntimeError(
+                    "global function %r belongs to a session that was cleared by "
+                    "flow.clear_default_session(); define it again" % desc.name
+                )
+            return _call(session, desc, args, kwargs)
+
+        job.__oneflow_function_desc__ = desc
+        return job
+
+    return decorator
+
+
+def trace(session, desc):
+    """Builds desc's Job: input ops for placeholders, the user's ops, return ops."""
+    from oneflow import typing as oft
+
+    config = desc.config
+    if config._logical_view == "mirrored":
+        raise NotImplementedError(
+            "job %r: the mirrored view arrives with multi-device support in a later version; "
+            "use flow.scope.consistent_view()" % desc.name
+        )
+    blobs = []
+    for parameter in desc.signature.parameters.values():
+        placeholder = parameter.annotation
+        if isinstance(placeholder, (oft.ListNumpy.Placeholder, oft.ListListNumpy.Placeholder)):
+            raise NotImplementedError(
+                "job %r, argument %r: ListNumpy placeholders (mirrored view) arrive in a later "
+                "version; use oneflow.typing.Numpy.Placeholder" % (desc.name, parameter.name)
+            )
+        if not isinstance(placeholder, oft.Numpy.Placeholder):
+            raise TypeError(
+                "job %r: argument %r must be annotated with oneflow.typing.Numpy.Placeholder("
+                "shape, dtype), e.g. `x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)`"
+                % (desc.name, parameter.name)
+            )
+        op_name = "Input_" + parameter.name
+        attrs = {
+            "shape": placeholder.shape,
+            "dtype": placeholder.dtype.value,
+            "batch_axis": -1 if placeholder.batch_axis is None else placeholder.batch_axis,
+        }
+        placement = config._placement or session.default_placement()
+        out = op_builder.add_op("input", op_name, {}, attrs, placement=placement)["out"][0]
+        desc.placeholders.append((parameter.name, op_name, placeholder))
+        blobs.append(out)
+    placement = config._placement
+    if placement is not None:
+        session.scope.push_placement(placement)
+    try:
+        result = desc.func(*blobs)
+    finally:
+        if placement is not None:
+            session.scope.pop_placement()
+    counter = [0]
+
+    def add_returns(value):
+        if value is None:
+            return None
+        if isinstance(value, LazyBlob):
+            name = "Return_%d" % counter[0]
+            counter[0] += 1
+            op_builder.add_op("return", name, {"in": value}, placement=session.default_placement())
+            return name
+        if isinstance(value, (tuple, list)):
+            return type(value)(add_returns(v) for v in value)
+        if isinstance(value, dict):
+            return {k: add_returns(v) for k, v in value.items()}
+        raise TypeError(
+            "job %r returned %s; a job function returns blobs (or a tuple, list or dict of "
+            "blobs)" % (desc.name, type(value).__name__)
+        )
+
+    desc.output_structure = add_returns(result)
+
+
+def _inputs(desc, args, kwargs):
+    bound = desc.signature.bind(*args, **kwargs)
+    inputs = {}
+    for parameter_name, op_name, placeholder in desc.placeholders:
+        value = bound.arguments[parameter_name]
+        array = np.asarray(value)
+        expected_dtype = placeholder.dtype.numpy_dtype
+        if array.dtype != expected_dtype:
+            raise TypeError(
+                "job %r, argument %r: expected dtype %s, got %s"
+                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype)
+            )
+        if tuple(array.shape) != tuple(placeholder.shape):
+            raise ValueError(
+                "job %r, argument %r: expected shape %s, got %s"
+                % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
+            )
+        inputs[op_name] = np.ascontiguousarray(array)
+    return inputs
+
+
+def _structure_results(structure, outputs, as_local):
+    if structure is None:
+        return None
+    if isinstance(structure, str):
+        value = outputs[structure]
+        return as_local_blob(value) if as_local else value
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(_structure_results(s, outputs, as_local) for s in structure)
+    return {k: _structure_results(v, outputs, as_local) for k, v in structure.items()}
+
+
+class _Future:
+    """Result of a call whose return is not annotated: .get() blocks and gives LocalBlobs."""
+
+    def __init__(self, session, desc, instance):
+        self._session, self._desc, self._instance = session, desc, instance
+
+    def get(self):
+        self._instance.wait()
+        return _structure_results(self._desc.output_structure, self._instance.outputs(), True)
+
+    def async_get(self, callback):
+        _register_callback(self._session, self._desc, self._instance, callback, True)
+
+
+def _register_callback(session, desc, instance, callback, as_local):
+    def on_finish():
+        try:
+            instance.wait()
+            callback(_structure_results(desc.output_structure, instance.outputs(), as_local))
+        except Exception as error:
+            session.pending_errors.append(error)
+
+    instance.on_finish(on_finish)
+
+
+def _call(session, desc, args, kwargs):
+    from oneflow import typing as oft
+
+    session.ensure_compiled(desc)
+    instance = session.launch(desc, _inputs(desc, args, kwargs))
+    annotation = desc.return_annotation
+    if isinstance(annotation, oft.CallbackType):
+        as_local = not annotation.wants_numpy
+
+        def register(callback):
+            _register_callback(session, desc, instance, callback, as_local)
+
+        return register
+    if annotation is inspect.Signature.empty:
+        return _Future(session, desc, instance)
+    instance.wait()
+    return _structure_results(desc.output_structure, instance.outputs(), False)

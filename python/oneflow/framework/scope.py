@@ -1,0 +1,103 @@
+"""Scopes active while a job function is traced: placement, name space, logical view.
+
+The scope stack lives in the session (no module-level state besides the default session).
+"""
+import contextlib
+
+
+class Placement:
+    """A placement scope; usable as a context manager (`with flow.scope.placement(...)`)."""
+
+    def __init__(self, device_tag, device_names):
+        from oneflow.framework import session as session_util
+
+        if device_tag not in ("cpu", "gpu"):
+            raise ValueError("placement device tag must be 'cpu' or 'gpu', got %r" % (device_tag,))
+        if isinstance(device_names, str):
+            device_names = [device_names]
+        device_names = list(device_names)
+        if not device_names or not all(isinstance(name, str) for name in device_names):
+            raise ValueError(
+                "placement devices must be strings like '0:0' or '0:0-3', got %r" % (device_names,)
+            )
+        if device_tag == "gpu":
+            session_util.default_session().note_gpu_mapped_to_cpu()
+            device_tag = "cpu"
+        self.device_tag = device_tag
+        self.device_names = device_names
+
+    def __enter__(self):
+        from oneflow.framework import session as session_util
+
+        session_util.default_session().scope.push_placement(self)
+        return self
+
+    def __exit__(self, *exc):
+        from oneflow.framework import session as session_util
+
+        session_util.default_session().scope.pop_placement()
+        return False
+
+    def __repr__(self):
+        return "placement(%r, %r)" % (self.device_tag, self.device_names)
+
+
+class LogicalView:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        if self.name == "mirrored":
+            raise NotImplementedError(
+                "the mirrored view (flow.scope.mirrored_view) arrives with multi-device support "
+                "in a later version; use flow.scope.consistent_view()"
+            )
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return "%s_view" % self.name
+
+
+class ScopeStack:
+    """Placement and name-space stacks plus the per-job op name counters."""
+
+    def __init__(self):
+        self.placements = []
+        self.namespaces = []
+        self.name_counters = {}
+
+    def push_placement(self, placement):
+        self.placements.append(placement)
+
+    def pop_placement(self):
+        self.placements.pop()
+
+    def current_placement(self):
+        return self.placements[-1] if self.placements else None
+
+    @contextlib.contextmanager
+    def namespace(self, name):
+        if not isinstance(name, str) or not name:
+            raise ValueError("namespace name must be a non-empty string, got %r" % (name,))
+        self.namespaces.append(name)
+        try:
+            yield
+        finally:
+            self.namespaces.pop()
+
+    def full_name(self, name):
+        """`name` prefixed with the name spaces, joined with '-' as OneFlow does."""
+        return "-".join(self.namespaces + [name])
+
+    def unique_name(self, prefix):
+        """A fresh op name '<namespaces>-<prefix>_<n>' within the job being traced."""
+        base = self.full_name(prefix)
+        index = self.name_counters.get(base, 0)
+        self.name_counters[base] = index + 1
+        return "%s_%d" % (base, index)
+
+    def reset_job(self):
+        self.name_counters = {}

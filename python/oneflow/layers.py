@@ -1,0 +1,2 @@
+"""oneflow.layers"""
+from oneflow.ops.layers import dense  # noqa: F401

@@ -1,0 +1,85 @@
+"""Initializers: descriptions that the variable op carries and the C++ session runs at start.
+
+Each returns an InitializerConf(kind, args, seed). Random ones are deterministic: without an
+explicit seed, the seed is derived from the variable's name.
+"""
+from oneflow.framework import dtypes
+
+
+class InitializerConf:
+    def __init__(self, kind, args, seed=None):
+        self.kind = kind
+        self.args = [float(a) for a in args]
+        self.seed = seed
+
+    def __repr__(self):
+        return "InitializerConf(%s, %r, seed=%r)" % (self.kind, self.args, self.seed)
+
+
+def constant_initializer(value=0, dtype=dtypes.float32):
+    return InitializerConf("constant", [value])
+
+
+def zeros_initializer(dtype=dtypes.float32):
+    return constant_initializer(0.0)
+
+
+def ones_initializer(dtype=dtypes.float32):
+    return constant_initializer(1.0)
+
+
+def random_uniform_initializer(minval=0, maxval=1, dtype=dtypes.float32, seed=None):
+    if maxval < minval:
+        raise ValueError("random_uniform_initializer: maxval %r < minval %r" % (maxval, minval))
+    return InitializerConf("random_uniform", [minval, maxval], seed)
+
+
+def random_normal_initializer(mean=0.0, stddev=1.0, seed=None, dtype=None):
+    if stddev < 0:
+        raise ValueError("random_normal_initializer: stddev must be >= 0, got %r" % (stddev,))
+    return InitializerConf("random_normal", [mean, stddev], seed)
+
+
+def truncated_normal_initializer(mean=0.0, stddev=1.0, seed=None, dtype=None):
+    if stddev < 0:
+        raise ValueError("truncated_normal_initializer: stddev must be >= 0, got %r" % (stddev,))
+    return InitializerConf("truncated_normal", [mean, stddev], seed)
+
+
+_MODES = {"fan_in": 0, "fan_out": 1, "fan_avg": 2}
+_DISTRIBUTIONS = {"truncated_normal": 0, "random_normal": 1, "random_uniform": 2}
+
+
+def variance_scaling_initializer(
+    scale=1.0, mode="fan_in", distribution="truncated_normal", data_format="", seed=None
+):
+    if mode not in _MODES:
+        raise ValueError("variance_scaling_initializer: mode must be one of %s" % sorted(_MODES))
+    if distribution not in _DISTRIBUTIONS:
+        raise ValueError(
+            "variance_scaling_initializer: distribution must be one of %s" % sorted(_DISTRIBUTIONS)
+        )
+    return InitializerConf(
+        "variance_scaling", [scale, _MODES[mode], _DISTRIBUTIONS[distribution]], seed
+    )
+
+
+def glorot_uniform_initializer(data_format=""):
+    return variance_scaling_initializer(1.0, "fan_avg", "random_uniform", data_format)
+
+
+def glorot_normal_initializer(data_format=""):
+    return variance_scaling_initializer(1.0, "fan_avg", "random_normal", data_format)
+
+
+xavier_uniform_initializer = glorot_uniform_initializer
+xavier_normal_initializer = glorot_normal_initializer
+
+
+def kaiming_initializer(
+    shape=None, distribution="random_normal", mode="fan_in", nonlinearity="leaky_relu",
+    negative_slope=0.0, data_format="NCHW",
+):
+    gains = {"relu": 2.0, "leaky_relu": 2.0 / (1 + negative_slope ** 2), "tanh": (5.0 / 3) ** 2}
+    scale = gains.get(nonlinearity, 1.0)
+    return variance_scaling_initializer(scale, mode, distribution, data_format)

@@ -1,0 +1,40 @@
+"""flow.layers: layers built from ops; each opens a name space, so its variables are
+"<name>-weight" and "<name>-bias"."""
+from oneflow.framework import op_builder
+from oneflow.ops import array_ops, initializers, nn_ops, variables
+
+
+def dense(
+    inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+    bias_initializer=None, kernel_regularizer=None, bias_regularizer=None, trainable=True,
+    name="Dense", model_distribute=None,
+):
+    op_builder.check_blob(inputs, "dense", "inputs")
+    if not isinstance(units, int) or units <= 0:
+        raise ValueError("dense: units must be a positive int, got %r" % (units,))
+    in_shape = inputs.shape
+    if len(in_shape) < 2:
+        raise ValueError("dense: inputs must have at least 2 dims, got shape %r" % (in_shape,))
+    session = op_builder.current_job()
+    with session.scope.namespace(name):
+        flat = inputs
+        if len(in_shape) > 2:
+            flat = array_ops.reshape(inputs, (-1, in_shape[-1]))
+        weight = variables.get_variable(
+            "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
+            initializer=kernel_initializer or initializers.constant_initializer(0),
+            trainable=trainable, distribute=model_distribute,
+        )
+        out = array_ops.matmul(flat, weight, transpose_b=True, name="matmul")
+        if use_bias:
+            bias = variables.get_variable(
+                "bias", shape=(units,), dtype=inputs.dtype,
+                initializer=bias_initializer or initializers.constant_initializer(0),
+                trainable=trainable,
+            )
+            out = nn_ops.bias_add(out, bias, name="bias_add")
+        if activation is not None:
+            out = activation(out, name="activation")
+        if len(in_shape) > 2:
+            out = array_ops.reshape(out, tuple(in_shape[:-1]) + (units,))
+    return out

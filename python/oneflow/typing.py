@@ -1,0 +1,69 @@
+"""oneflow.typing: annotations of job function arguments and results.
+
+    def job(x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)) -> tp.Numpy: ...
+    def job(x: ...) -> tp.Callback[tp.Numpy]: ...   # called as job(x)(callback)
+"""
+from oneflow.framework import dtypes
+
+
+class _Placeholder:
+    def __init__(self, shape, dtype=dtypes.float32, batch_axis=0):
+        if isinstance(shape, int):
+            shape = (shape,)
+        try:
+            shape = tuple(int(d) for d in shape)
+        except TypeError:
+            raise TypeError("Placeholder shape must be a tuple of ints, got %r" % (shape,))
+        if any(d <= 0 for d in shape):
+            raise ValueError("Placeholder shape must have positive dimensions, got %r" % (shape,))
+        self.shape = shape
+        self.dtype = dtypes.check(dtype, "Placeholder dtype")
+        if batch_axis is not None and not -len(shape) <= batch_axis < max(len(shape), 1):
+            raise ValueError("Placeholder batch_axis %r is out of range for shape %r" % (batch_axis, shape))
+        self.batch_axis = None if batch_axis is None else batch_axis % max(len(shape), 1)
+
+    def __repr__(self):
+        return "%s(%r, dtype=%r)" % (type(self).__qualname__, self.shape, self.dtype)
+
+
+class Numpy:
+    """Result as a numpy array; `Numpy.Placeholder(shape, dtype, batch_axis)` for arguments."""
+
+    class Placeholder(_Placeholder):
+        pass
+
+
+class ListNumpy:
+    """Mirrored (per-device) values; arrives with multi-device support."""
+
+    class Placeholder(_Placeholder):
+        pass
+
+
+class ListListNumpy:
+    class Placeholder(_Placeholder):
+        pass
+
+
+class CallbackType:
+    def __init__(self, inner):
+        self.inner = inner
+        self.wants_numpy = inner in (Numpy, ListNumpy) or isinstance(inner, (tuple, list))
+
+    def __repr__(self):
+        return "Callback[%r]" % (self.inner,)
+
+
+class Callback:
+    """`-> tp.Callback[tp.Numpy]`: the call returns a function that takes the callback."""
+
+    def __class_getitem__(cls, inner):
+        return CallbackType(inner)
+
+
+class Bundle:
+    def __class_getitem__(cls, inner):
+        return inner
+
+
+Dict = dict
