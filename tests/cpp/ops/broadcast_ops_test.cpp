@@ -179,6 +179,22 @@ TEST(BroadcastLikeOp, GradientRoundTripsThroughReduceSumLike) {
   }
 }
 
+TEST(LikeOps, SbpSignaturesMapAxesBetweenShapes) {
+  OperatorConf broadcast = MakeOpConf("broadcast_like", {{"x", 1}, {"like", 1}},
+                                      {MakeAttr<std::vector<int64_t>>("broadcast_axes", {0})});
+  DescMap inputs = {{"x_0", {Shape({6}), kFloat}}, {"like_0", {Shape({4, 6}), kFloat}}};
+  std::vector<std::string> texts = SignatureStrings(Signatures(broadcast, inputs));
+  EXPECT_TRUE(Contains(texts, "like_0:S(0) x_0:B y_0:S(0)"));
+  EXPECT_TRUE(Contains(texts, "like_0:S(1) x_0:S(0) y_0:S(1)"));
+  EXPECT_TRUE(Contains(texts, "like_0:B x_0:P y_0:P"));
+  OperatorConf reduce = MakeOpConf("reduce_sum_like", {{"x", 1}, {"like", 1}});
+  inputs = {{"x_0", {Shape({4, 6}), kFloat}}, {"like_0", {Shape({6}), kFloat}}};
+  texts = SignatureStrings(Signatures(reduce, inputs));
+  EXPECT_TRUE(Contains(texts, "like_0:B x_0:S(0) y_0:P"));
+  EXPECT_TRUE(Contains(texts, "like_0:S(0) x_0:S(1) y_0:S(0)"));
+  EXPECT_TRUE(Contains(texts, "like_0:B x_0:B y_0:B"));
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
