@@ -7,12 +7,6 @@ namespace oneflow {
 
 namespace {
 
-// Model blobs are inputs the kernel may write (MutableInput): their memory is the variable's.
-template <typename T>
-T* MutableInputData(KernelContext& ctx, const std::string& argument) {
-  return static_cast<T*>(const_cast<void*>(ctx.Input(argument).raw()));
-}
-
 template <typename T>
 class SgdUpdateKernel final : public Kernel {
  public:
@@ -21,7 +15,7 @@ class SgdUpdateKernel final : public Kernel {
         weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))) {}
 
   void Forward(KernelContext& ctx) override {
-    T* model = MutableInputData<T>(ctx, "model");
+    T* model = ctx.MutableInput("model").mut_data<T>();
     const T* diff = ctx.Input("model_diff").data<T>();
     const T learning_rate = static_cast<T>(*ctx.Input("learning_rate").data<float>());
     const T scale = scale_;
@@ -49,8 +43,8 @@ class MomentumUpdateKernel final : public Kernel {
         weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))) {}
 
   void Forward(KernelContext& ctx) override {
-    T* model = MutableInputData<T>(ctx, "model");
-    T* momentum = MutableInputData<T>(ctx, "momentum");
+    T* model = ctx.MutableInput("model").mut_data<T>();
+    T* momentum = ctx.MutableInput("momentum").mut_data<T>();
     const T* diff = ctx.Input("model_diff").data<T>();
     const T learning_rate = static_cast<T>(*ctx.Input("learning_rate").data<float>());
     const T beta = beta_, scale = scale_, weight_decay = weight_decay_;
