@@ -9,7 +9,8 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   # IR / serialization, bindings, logging
   libprotobuf-dev protobuf-compiler python3-protobuf
-  pybind11-dev python3-pybind11 python3-dev python3-venv python3-pip
+  pybind11-dev python3-pybind11 python3-dev python3-venv python3-pip python3-setuptools
+  python3-wheel
   libgoogle-glog-dev libgflags-dev
   # tests
   libgtest-dev python3-pytest python3-numpy

@@ -55,18 +55,21 @@ AttrValue ToAttrValue<DataType>(const DataType& value) {
 template <>
 AttrValue ToAttrValue<std::vector<int64_t>>(const std::vector<int64_t>& value) {
   AttrValue attr;
+  attr.mutable_list_int64_value();  // set the oneof even for an empty list
   for (int64_t item : value) { attr.mutable_list_int64_value()->add_value(item); }
   return attr;
 }
 template <>
 AttrValue ToAttrValue<std::vector<double>>(const std::vector<double>& value) {
   AttrValue attr;
+  attr.mutable_list_double_value();  // set the oneof even for an empty list
   for (double item : value) { attr.mutable_list_double_value()->add_value(item); }
   return attr;
 }
 template <>
 AttrValue ToAttrValue<std::vector<std::string>>(const std::vector<std::string>& value) {
   AttrValue attr;
+  attr.mutable_list_string_value();  // set the oneof even for an empty list
   for (const std::string& item : value) { attr.mutable_list_string_value()->add_value(item); }
   return attr;
 }

@@ -1,0 +1,91 @@
+#include "oneflow/job/job_build_context.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "tests/cpp/test_jobs.h"
+
+namespace oneflow {
+namespace {
+
+std::string ErrorText(const std::function<void()>& fn, ErrorKind* kind) {
+  try {
+    fn();
+  } catch (const Error& error) {
+    *kind = error.kind();
+    return error.what();
+  }
+  ADD_FAILURE() << "expected an error";
+  return "";
+}
+
+TEST(JobBuildContext, InfersOutputsAtOnce) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  std::string a = test::AddInput(job, "a", Shape({2, 3}));
+  std::string b = test::AddInput(job, "b", Shape({3, 5}));
+  const OperatorConf& op = job.AddOp(OpConfBuilder("matmul", "mm").Input("a", a).Input("b", b).Build());
+  EXPECT_EQ(OutputLbn(op, "out"), "mm/out_0");
+  EXPECT_EQ(job.LogicalBlobDesc("mm/out_0").shape, Shape({2, 5}));
+  EXPECT_EQ(op.attr().at("transpose_a").bool_value(), false);  // default filled
+}
+
+TEST(JobBuildContext, MatmulMismatchNamesOpShapesAndRule) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  std::string a = test::AddInput(job, "a", Shape({2, 3}));
+  std::string b = test::AddInput(job, "b", Shape({4, 5}));
+  ErrorKind kind;
+  std::string text = ErrorText(
+      [&] { job.AddOp(OpConfBuilder("matmul", "bad_mm").Input("a", a).Input("b", b).Build()); },
+      &kind);
+  EXPECT_EQ(kind, ErrorKind::kValue);
+  EXPECT_NE(text.find("bad_mm"), std::string::npos) << text;
+  EXPECT_NE(text.find("(2, 3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(4, 5)"), std::string::npos) << text;
+  EXPECT_FALSE(job.HasOp("bad_mm"));
+}
+
+TEST(JobBuildContext, RejectsUnknownInputsAttrsAndDuplicateNames) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  std::string a = test::AddInput(job, "a", Shape({2}));
+  ErrorKind kind;
+  EXPECT_NE(ErrorText([&] { job.AddOp(OpConfBuilder("relu", "r").Input("x", "nope/out_0").Build()); },
+                      &kind)
+                .find("nope/out_0"),
+            std::string::npos);
+  EXPECT_NE(ErrorText([&] {
+              job.AddOp(OpConfBuilder("relu", "r").Input("x", a).Attr("alpha", 1.0).Build());
+            },
+                      &kind)
+                .find("no attribute 'alpha'"),
+            std::string::npos);
+  EXPECT_NE(ErrorText([&] { test::AddInput(job, "a", Shape({2})); }, &kind).find("already used"),
+            std::string::npos);
+  EXPECT_EQ(ErrorText([&] { job.AddOp(OpConfBuilder("frobnicate", "f").Build()); }, &kind).find(
+                "frobnicate") != std::string::npos,
+            true);
+  EXPECT_EQ(kind, ErrorKind::kNotImplemented);
+}
+
+TEST(JobBuildContext, SeveralDevicesAreNotImplementedYet) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  OperatorConf conf = OpConfBuilder("input", "x").Attr("shape", Shape({4})).Attr("dtype", kFloat).Build();
+  conf.mutable_placement()->set_device_tag("cpu");
+  conf.mutable_placement()->add_device_name("0:0-1");
+  ErrorKind kind;
+  std::string text = ErrorText([&] { job.AddOp(conf); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::kNotImplemented);
+  EXPECT_NE(text.find("2 devices"), std::string::npos) << text;
+}
+
+TEST(KernelRegistry, MissingDtypeIsNamed) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  std::string x = test::AddInput(job, "x", Shape({2}), kInt8);
+  ErrorKind kind;
+  std::string text = ErrorText(
+      [&] { job.AddOp(OpConfBuilder("softmax", "sm").Input("in", x).Build()); }, &kind);
+  EXPECT_TRUE(text.find("sm") != std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace oneflow

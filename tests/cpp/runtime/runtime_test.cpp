@@ -1,0 +1,94 @@
+#include "oneflow/runtime/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "oneflow/compiler/pipeline.h"
+#include "oneflow/compiler/plan_builder.h"
+#include "oneflow/runtime/job_instance.h"
+#include "oneflow/session/variable_store.h"
+#include "tests/cpp/test_jobs.h"
+
+namespace oneflow {
+namespace {
+
+// x -> identity -> identity -> return, plus a watch on the first identity.
+Plan MakeToyPlan(int64_t register_num) {
+  JobBuildContext job(test::MakeJobConf("toy", false));
+  std::string x = test::AddInput(job, "x", Shape({3}));
+  const OperatorConf& first = job.AddOp(OpConfBuilder("identity", "first").Input("in", x).Build());
+  std::string first_out = OutputLbn(first, "out");
+  const OperatorConf& second =
+      job.AddOp(OpConfBuilder("identity", "second").Input("in", first_out).Build());
+  job.AddOp(OpConfBuilder("watch", "watch").Input("in", first_out).Attr("handler_id", 7).Build());
+  job.AddOp(OpConfBuilder("return", "y").Input("in", OutputLbn(second, "out")).Build());
+  CompleteJob(job);
+  PlanOptions options;
+  options.register_num = register_num;
+  return BuildPlan({&job.job()}, options);
+}
+
+std::map<std::string, HostTensor> Inputs(float value) {
+  HostTensor tensor = HostTensor::Allocate(BlobDesc{Shape({3}), kFloat});
+  for (int i = 0; i < 3; ++i) { static_cast<float*>(tensor.data)[i] = value + i; }
+  return {{"x", tensor}};
+}
+
+TEST(Runtime, RegisterWindowOrderAndEndOfData) {
+  constexpr int kPieces = 50;
+  Plan plan = MakeToyPlan(2);
+  VariableStore variables;
+  std::mutex mutex;
+  std::vector<float> watched;
+  WatchHandler handler = [&](int64_t id, const HostTensor& value) {
+    EXPECT_EQ(id, 7);
+    std::lock_guard<std::mutex> lock(mutex);
+    watched.push_back(static_cast<const float*>(value.data)[0]);
+  };
+  std::vector<std::shared_ptr<JobInstance>> instances;
+  {
+    Runtime runtime(plan, variables, handler, RuntimeOptions());
+    // Launch everything before waiting: only the register window limits what is in flight.
+    for (int i = 0; i < kPieces; ++i) {
+      instances.push_back(std::make_shared<JobInstance>("toy", Inputs(10.0f * i)));
+      runtime.Launch("toy", instances.back());
+    }
+    for (int i = 0; i < kPieces; ++i) {
+      instances[i]->Wait();
+      const HostTensor& out = instances[i]->outputs().at("y");
+      EXPECT_EQ(static_cast<const float*>(out.data)[2], 10.0f * i + 2);
+    }
+    runtime.Stop();  // returns only once every actor has seen end-of-data and finished
+    std::map<int64_t, RegstStats> stats = runtime.CollectRegstStats();
+    int64_t produced = 0;
+    for (const TaskProto& task : plan.task()) { produced += task.produced_regst_desc_size(); }
+    EXPECT_EQ(static_cast<int64_t>(stats.size()), produced) << "every actor finished";
+    for (const auto& entry : stats) {
+      EXPECT_LE(entry.second.max_in_flight, 2) << "register desc " << entry.first;
+      EXPECT_EQ(entry.second.pieces, kPieces) << "register desc " << entry.first;
+    }
+  }
+  ASSERT_EQ(watched.size(), static_cast<size_t>(kPieces));
+  for (int i = 0; i < kPieces; ++i) { EXPECT_EQ(watched[i], 10.0f * i) << "pieces in order"; }
+}
+
+TEST(Runtime, KernelErrorIsRaisedFromWaitAndNextIterationRuns) {
+  Plan plan = MakeToyPlan(2);
+  VariableStore variables;
+  int calls = 0;
+  WatchHandler handler = [&](int64_t, const HostTensor&) {
+    if (calls++ == 0) { throw Error(ErrorKind::kValue) << "handler failed"; }
+  };
+  Runtime runtime(plan, variables, handler, RuntimeOptions());
+  auto failing = std::make_shared<JobInstance>("toy", Inputs(1));
+  runtime.Launch("toy", failing);
+  EXPECT_THROW(failing->Wait(), Error);
+  auto fine = std::make_shared<JobInstance>("toy", Inputs(2));
+  runtime.Launch("toy", fine);
+  EXPECT_NO_THROW(fine->Wait());
+  runtime.Stop();
+}
+
+}  // namespace
+}  // namespace oneflow

@@ -1,0 +1,37 @@
+#pragma once
+// Small hand-built jobs shared by the C++ tests.
+
+#include "oneflow/common/error.h"
+#include "oneflow/framework/op_conf_util.h"
+#include "oneflow/job/job_build_context.h"
+
+namespace oneflow {
+namespace test {
+
+inline JobConf MakeJobConf(const std::string& name, bool is_train) {
+  JobConf conf;
+  conf.set_job_name(name);
+  conf.set_is_train(is_train);
+  conf.set_default_data_type(kFloat);
+  return conf;
+}
+
+inline std::string AddInput(JobBuildContext& job, const std::string& name, const Shape& shape,
+                            DataType data_type = kFloat) {
+  job.AddOp(OpConfBuilder("input", name).Attr("shape", shape).Attr("dtype", data_type).Build());
+  return MakeLbn(name, "out");
+}
+
+inline std::string AddVariable(JobBuildContext& job, const std::string& name, const Shape& shape,
+                               double value) {
+  job.AddOp(OpConfBuilder("variable", name)
+                .Attr("shape", shape)
+                .Attr("dtype", kFloat)
+                .Attr("initializer", "constant")
+                .Attr("initializer_args", std::vector<double>{value})
+                .Build());
+  return MakeLbn(name, "out");
+}
+
+}  // namespace test
+}  // namespace oneflow
