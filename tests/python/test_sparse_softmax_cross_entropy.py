@@ -1,0 +1,51 @@
+"""flow.nn.sparse_softmax_cross_entropy_with_logits: per-example loss -log softmax(logits)[label]
+and its gradient w.r.t. the logits (labels get none)."""
+import numpy as np
+import pytest
+
+import oneflow as flow
+from op_checker import check_op
+
+LABEL_DTYPES = pytest.mark.parametrize("label_dtype", [np.int32, np.int64], ids=["int32", "int64"])
+DTYPES = pytest.mark.parametrize("dtype", [flow.float32, flow.float64], ids=["float32", "float64"])
+
+
+def numpy_cross_entropy(labels, logits):
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return -np.take_along_axis(log_softmax, labels[:, np.newaxis].astype(np.int64), -1)[:, 0]
+
+
+def _case(label_dtype, dtype, batch=4, classes=5, seed=0):
+    rng = np.random.RandomState(seed)
+    np_dtype = np.float32 if dtype == flow.float32 else np.float64
+    labels = rng.randint(0, classes, size=batch).astype(label_dtype)
+    logits = rng.uniform(-2, 2, size=(batch, classes)).astype(np_dtype)
+    return labels, logits
+
+
+@DTYPES
+@LABEL_DTYPES
+def test_sparse_softmax_cross_entropy(label_dtype, dtype):
+    labels, logits = _case(label_dtype, dtype)
+    out, gradients = check_op(
+        lambda labels, logits: flow.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits),
+        numpy_cross_entropy, inputs=[labels, logits], weight_output=True,
+    )
+    assert out.shape == (4,)
+    assert np.all(out > 0)
+    if dtype == flow.float64:
+        assert set(gradients) == {1}  # integer labels are not differentiated
+
+
+@LABEL_DTYPES
+def test_gradient_is_softmax_minus_one_hot(label_dtype):
+    labels, logits = _case(label_dtype, flow.float64, batch=3, classes=4, seed=1)
+    _, gradients = check_op(
+        lambda labels, logits: flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits),
+        numpy_cross_entropy, inputs=[labels, logits],
+    )
+    softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    one_hot = np.eye(4)[labels]
+    np.testing.assert_allclose(gradients[1], softmax - one_hot, rtol=1e-10, atol=1e-12)
