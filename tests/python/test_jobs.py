@@ -1,0 +1,186 @@
+"""Jobs in one session: shared variables, jobs defined after others ran, result annotations
+(tp.Numpy, tp.Callback[tp.Numpy], none: a future) and flow.watch."""
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+SHAPE = (3,)
+X = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+def variable():
+    return flow.get_variable("shared", shape=SHAPE, initializer=flow.constant_initializer(2.0))
+
+
+def define_train(sgd, lr=0.3):
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        loss = x * variable()  # d loss / d v = x, scaled by 1/3
+        sgd(lr).minimize(loss)
+        return loss
+
+    return train
+
+
+def define_predict():
+    @flow.global_function()
+    def predict(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        return x * variable()
+
+    return predict
+
+
+def trained_value(steps, lr=0.3):
+    return 2.0 - steps * lr * X / 3
+
+
+def test_two_jobs_share_a_variable(sgd):
+    train = define_train(sgd)
+    predict = define_predict()
+    np.testing.assert_allclose(predict(X), X * 2.0, rtol=1e-6)
+    train(X)
+    train(X)
+    np.testing.assert_allclose(predict(X), X * trained_value(2), rtol=1e-6)
+
+
+def test_job_defined_after_a_call(sgd):
+    train = define_train(sgd)
+    first_loss = train(X)
+    np.testing.assert_allclose(first_loss, X * 2.0, rtol=1e-6)
+
+    predict = define_predict()  # defined after the session started running
+    np.testing.assert_allclose(predict(X), X * trained_value(1), rtol=1e-6)
+
+    # The train job still works and continues from the trained value.
+    loss = train(X)
+    np.testing.assert_allclose(loss, X * trained_value(1), rtol=1e-6)
+    np.testing.assert_allclose(predict(X), X * trained_value(2), rtol=1e-6)
+
+
+def test_two_late_jobs_with_their_own_variables(sgd):
+    train = define_train(sgd)
+    train(X)
+
+    @flow.global_function()
+    def other(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        return x + flow.get_variable("late", shape=SHAPE, initializer=flow.constant_initializer(5.0))
+
+    np.testing.assert_allclose(other(X), X + 5.0)
+    np.testing.assert_allclose(define_predict()(X), X * trained_value(1), rtol=1e-6)
+
+
+def test_same_job_name_twice_is_an_error():
+    define_predict()
+    with pytest.raises(ValueError, match="predict"):
+        define_predict()
+
+
+def test_callback_result():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[tp.Numpy]:
+        return x * 3
+
+    received = []
+    for scale in (1.0, 2.0):
+        job(X * scale)(received.append)
+    flow.sync_default_session()
+    assert len(received) == 2
+    for value, scale in zip(received, (1.0, 2.0)):
+        assert isinstance(value, np.ndarray)
+        np.testing.assert_allclose(value, X * scale * 3)
+
+
+def test_callback_exception_is_raised_by_sync():
+    class CallbackError(Exception):
+        pass
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[tp.Numpy]:
+        return x
+
+    def callback(value):
+        raise CallbackError("from the callback")
+
+    job(X)(callback)
+    with pytest.raises(CallbackError, match="from the callback"):
+        flow.sync_default_session()
+    flow.sync_default_session()  # reported once
+
+
+def test_unannotated_result_is_a_future():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)):
+        return x + 1
+
+    future = job(X)
+    assert not isinstance(future, np.ndarray)
+    np.testing.assert_allclose(future.get().numpy(), X + 1)
+
+
+def test_tuple_and_dict_results():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        return x + 1, {"double": x * 2}
+
+    plus_one, named = job(X)
+    np.testing.assert_allclose(plus_one, X + 1)
+    np.testing.assert_allclose(named["double"], X * 2)
+
+
+def test_watch_delivers_numpy():
+    seen = []
+
+    def handler(value: tp.Numpy):
+        seen.append(value)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        y = flow.math.square(x)
+        flow.watch(y, handler)
+        return y + 1
+
+    out = job(X)
+    assert len(seen) == 1
+    assert isinstance(seen[0], np.ndarray)
+    np.testing.assert_allclose(seen[0], X * X)
+    np.testing.assert_allclose(out, X * X + 1)
+    job(2 * X)
+    assert len(seen) == 2
+    np.testing.assert_allclose(seen[1], 4 * X * X)
+
+
+def test_watch_unannotated_handler_gets_a_local_blob():
+    seen = []
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        flow.watch(x, seen.append)
+        return x
+
+    job(X)
+    np.testing.assert_allclose(seen[0].numpy(), X)
+
+
+def test_watch_diff_of_variable_sees_unscaled_gradient(sgd):
+    seen = []
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        v = variable()
+        flow.watch_diff(v, lambda diff: seen.append(np.array(diff)))
+        loss = x * v
+        sgd(0.0).minimize(loss)
+        return loss
+
+    train(X)
+    np.testing.assert_allclose(seen[0], X)  # not X / 3: the 1/elem_cnt scaling comes later
+
+
+def test_job_of_a_cleared_session_refuses_to_run():
+    predict = define_predict()
+    predict(X)
+    flow.clear_default_session()
+    with pytest.raises(RuntimeError, match="clear_default_session"):
+        predict(X)
