@@ -1,0 +1,147 @@
+"""flow.unittest: skip_unless_<N>n<M>d decorators, env accessors and TestCase.setUp."""
+import unittest
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+DECORATORS = {
+    "1n1d": (1, 1), "1n2d": (1, 2), "1n4d": (1, 4),
+    "2n1d": (2, 1), "2n2d": (2, 2), "2n4d": (2, 4),
+}
+
+
+def run_case(case_class):
+    """Runs a unittest.TestCase class; returns its unittest.TestResult."""
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(case_class)
+    result = unittest.TestResult()
+    suite.run(result)
+    return result
+
+
+def make_case(decorator):
+    calls = []
+
+    @decorator
+    class Case(flow.unittest.TestCase):
+        def test_runs(self):
+            calls.append(True)
+
+    return Case, calls
+
+
+@pytest.mark.parametrize("name", sorted(DECORATORS))
+@pytest.mark.parametrize("device_num", [None, "1", "2", "4"])
+@pytest.mark.parametrize("node_list", [None, "10.0.0.1", "10.0.0.1,10.0.0.2"])
+def test_skip_unless(name, device_num, node_list, monkeypatch):
+    for variable, value in (("ONEFLOW_TEST_DEVICE_NUM", device_num),
+                            ("ONEFLOW_TEST_NODE_LIST", node_list)):
+        if value is None:
+            monkeypatch.delenv(variable, raising=False)
+        else:
+            monkeypatch.setenv(variable, value)
+    nodes, devices = DECORATORS[name]
+    actual_nodes = 1 if node_list is None else len(node_list.split(","))
+    actual_devices = 1 if device_num is None else int(device_num)
+    should_run = (nodes, devices) == (actual_nodes, actual_devices)
+    decorator = getattr(flow.unittest, "skip_unless_" + name)()
+    if should_run and actual_nodes > 1:
+        # Running the case would make setUp join the listed machines; the decorator must
+        # simply leave the class alone.
+        assert decorator(make_case) is make_case
+        return
+
+    case, calls = make_case(decorator)
+    result = run_case(case)
+    assert result.errors == [] and result.failures == []
+    if should_run:
+        assert calls == [True] and result.skipped == []
+    else:
+        assert calls == [] and len(result.skipped) == 1
+        assert "device" in result.skipped[0][1]
+
+
+def test_skip_unless_1n2d_skips_without_device_num(monkeypatch):
+    monkeypatch.delenv("ONEFLOW_TEST_DEVICE_NUM", raising=False)
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)
+    case, calls = make_case(flow.unittest.skip_unless_1n2d())
+    result = run_case(case)
+    assert calls == [] and len(result.skipped) == 1
+    case, calls = make_case(flow.unittest.skip_unless_1n1d())
+    result = run_case(case)
+    assert calls == [True] and result.skipped == []
+
+
+def test_skip_unless_on_a_method(monkeypatch):
+    monkeypatch.delenv("ONEFLOW_TEST_DEVICE_NUM", raising=False)
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)
+    calls = []
+
+    class Case(flow.unittest.TestCase):
+        @flow.unittest.skip_unless_1n4d()
+        def test_skipped(self):
+            calls.append("1n4d")
+
+        @flow.unittest.skip_unless_1n1d()
+        def test_run(self):
+            calls.append("1n1d")
+
+    result = run_case(Case)
+    assert calls == ["1n1d"] and len(result.skipped) == 1
+
+
+def test_env_accessors(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "4")
+    monkeypatch.setenv("ONEFLOW_TEST_NODE_LIST", "a,b")
+    assert flow.unittest.env.device_num == 4
+    assert flow.unittest.env.node_list == ["a", "b"]
+    assert flow.unittest.env.has_node_list and flow.unittest.env.node_size == 2
+    monkeypatch.delenv("ONEFLOW_TEST_DEVICE_NUM")
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST")
+    assert flow.unittest.env.device_num == 1
+    assert not flow.unittest.env.has_node_list and flow.unittest.env.node_size == 1
+    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
+    assert flow.unittest.env.eager_execution_enabled
+    monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER")
+    assert not flow.unittest.env.eager_execution_enabled
+
+
+def test_setup_clears_the_session(monkeypatch):
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)
+    monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER", raising=False)
+
+    @flow.global_function()
+    def before(x: tp.Numpy.Placeholder((1,))) -> tp.Numpy:
+        return x
+
+    before(np.ones(1, np.float32))
+    observed = {}
+
+    class Case(flow.unittest.TestCase):
+        def test_fresh(self):
+            # The function of the old session is gone: its name can be defined again.
+            @flow.global_function()
+            def before(x: tp.Numpy.Placeholder((1,))) -> tp.Numpy:
+                return x * 3
+
+            observed["value"] = before(np.ones(1, np.float32))
+
+    result = run_case(Case)
+    assert result.errors == [] and result.failures == []
+    np.testing.assert_allclose(observed["value"], [3.0])
+    with pytest.raises(RuntimeError, match="clear_default_session"):
+        before(np.ones(1, np.float32))
+
+
+def test_setup_with_eager_requested_fails(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)
+
+    class Case(flow.unittest.TestCase):
+        def test_nothing(self):
+            pass
+
+    result = run_case(Case)
+    assert len(result.errors) == 1 and "NotImplementedError" in result.errors[0][1]
