@@ -1,0 +1,134 @@
+"""flow.get_variable: initializers, sharing by name, and the zero-variable idiom
+`x += flow.get_variable("v1", shape=(1,), initializer=zeros)` that makes x differentiable."""
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+
+def test_zero_variable_of_shape_1_broadcasts_and_reduces_its_gradient(sgd):
+    seen = {}
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        v = flow.get_variable("v1", shape=(1,), initializer=flow.zeros_initializer())
+        flow.watch_diff(v, lambda diff: seen.__setitem__("v", np.array(diff)))
+        x += v
+        flow.watch_diff(x, lambda diff: seen.__setitem__("x", np.array(diff)))
+        loss = flow.math.square(x)
+        sgd(0.6).minimize(loss)
+        return loss
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("v1", shape=(1,))
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+    np.testing.assert_allclose(train(x), x * x, rtol=1e-6)
+    np.testing.assert_allclose(seen["x"], 2 * x, rtol=1e-6)
+    assert seen["v"].shape == (1,)
+    np.testing.assert_allclose(seen["v"], [np.sum(2 * x)], rtol=1e-6)
+    # Update: v -= lr * grad / elem_cnt(loss).
+    np.testing.assert_allclose(read(), [-0.6 * np.sum(2 * x) / 6], rtol=1e-5)
+
+
+@pytest.mark.parametrize("initializer, check", [
+    (flow.zeros_initializer(), lambda v: np.all(v == 0)),
+    (flow.ones_initializer(), lambda v: np.all(v == 1)),
+    (flow.constant_initializer(-2.5), lambda v: np.all(v == -2.5)),
+    (flow.random_uniform_initializer(-0.1, 0.3), lambda v: v.min() >= -0.1 and v.max() <= 0.3
+     and v.std() > 0.05),
+    (flow.random_normal_initializer(0.0, 1.0), lambda v: abs(v.mean()) < 0.2
+     and 0.8 < v.std() < 1.2),
+    (flow.truncated_normal_initializer(0.0, 1.0), lambda v: np.all(np.abs(v) <= 2.0)
+     and v.std() > 0.5),
+], ids=["zeros", "ones", "constant", "uniform", "normal", "truncated_normal"])
+@pytest.mark.parametrize("dtype", [flow.float32, flow.float64], ids=["float32", "float64"])
+def test_initializers(initializer, check, dtype):
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("v", shape=(20, 25), dtype=dtype, initializer=initializer)
+
+    value = read()
+    assert value.shape == (20, 25)
+    assert value.dtype == flow.convert_oneflow_dtype_to_numpy_dtype(dtype)
+    assert check(value)
+
+
+def test_random_initialization_is_deterministic_per_name():
+    def read_twice():
+        flow.clear_default_session()
+
+        @flow.global_function()
+        def read() -> tp.Numpy:
+            a = flow.get_variable("a", shape=(8,), initializer=flow.random_normal_initializer())
+            b = flow.get_variable("b", shape=(8,), initializer=flow.random_normal_initializer())
+            return a, b
+
+        return read()
+
+    first, second = read_twice(), read_twice()
+    np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_array_equal(first[1], second[1])
+    assert not np.array_equal(first[0], first[1])  # different names, different values
+
+
+def test_same_name_in_one_job_is_the_same_variable():
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        a = flow.get_variable("v", shape=(2,), initializer=flow.constant_initializer(3.0))
+        b = flow.get_variable("v", shape=(2,), initializer=flow.constant_initializer(3.0))
+        assert a.lbn == b.lbn
+        return a + b
+
+    np.testing.assert_allclose(job(), [6.0, 6.0])
+
+
+def test_same_name_with_another_shape_is_an_error():
+    @flow.global_function()
+    def first() -> tp.Numpy:
+        return flow.get_variable("v", shape=(2,))
+
+    @flow.global_function()
+    def second() -> tp.Numpy:
+        return flow.get_variable("v", shape=(3,))
+
+    first()
+    with pytest.raises(ValueError) as info:
+        second()
+    assert "(2,)" in str(info.value) and "(3,)" in str(info.value)
+
+
+def test_namespace_prefixes_variable_names():
+    names = []
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        with flow.scope.namespace("block"):
+            v = flow.get_variable("v", shape=(1,), initializer=flow.ones_initializer())
+        names.append(v.op_name)
+        return flow.get_variable("block-v", shape=(1,))
+
+    np.testing.assert_allclose(job(), [1.0])
+    assert names == ["block-v"]
+
+
+def test_non_trainable_variable_is_not_updated(sgd):
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        frozen = flow.get_variable("frozen", shape=(2,), trainable=False,
+                                   initializer=flow.ones_initializer())
+        trained = flow.get_variable("trained", shape=(2,), initializer=flow.ones_initializer())
+        loss = x * frozen + trained
+        sgd(1.0).minimize(loss)
+        return loss
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("frozen", shape=(2,)), flow.get_variable("trained", shape=(2,))
+
+    train(np.ones(2, np.float32))
+    frozen, trained = read()
+    np.testing.assert_array_equal(frozen, [1.0, 1.0])
+    np.testing.assert_allclose(trained, [0.5, 0.5], rtol=1e-6)
