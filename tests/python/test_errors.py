@@ -215,3 +215,38 @@ def test_session_recovers_after_a_handler_exception(watch):
     result = run_handler_script(watch)
     assert result.returncode == 0, result.stderr
     assert "fresh job: [2.0, 4.0]" in result.stdout
+
+
+FUTURE_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import oneflow as flow
+    import oneflow.typing as tp
+
+    class HandlerError(Exception):
+        pass
+
+    def handler(value):
+        raise HandlerError("raised by the handler")
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))):
+        flow.watch(x, handler)
+        return x
+
+    future = job(np.zeros(2, np.float32))
+    for attempt in range(2):
+        try:
+            future.get()
+        except HandlerError:
+            print("get raised", attempt, flush=True)
+""")
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: same root cause as above: a second future.get() "
+                   "after a handler exception aborts the interpreter instead of raising again")
+def test_future_get_twice_after_a_handler_exception():
+    result = subprocess.run([sys.executable, "-c", FUTURE_SCRIPT], capture_output=True,
+                            text=True, timeout=120)
+    assert "get raised 0" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stderr
+    assert "get raised 1" in result.stdout

@@ -184,3 +184,41 @@ def test_job_of_a_cleared_session_refuses_to_run():
     flow.clear_default_session()
     with pytest.raises(RuntimeError, match="clear_default_session"):
         predict(X)
+
+
+def test_many_calls_in_flight_deliver_in_order():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[tp.Numpy]:
+        return x * 2
+
+    received = []
+    for step in range(12):
+        job(X + step)(received.append)
+    flow.sync_default_session()
+    assert [float(value[0]) for value in received] == [2.0 * (1 + step) for step in range(12)]
+
+
+def test_callback_with_a_tuple_result():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[tp.Numpy]:
+        return x + 1, x * 2
+
+    received = []
+    job(X)(received.append)
+    flow.sync_default_session()
+    (plus_one, double), = received
+    np.testing.assert_allclose(plus_one, X + 1)
+    np.testing.assert_allclose(double, X * 2)
+
+
+def test_future_async_get():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(SHAPE)):
+        return x - 1
+
+    received = []
+    future = job(X)
+    future.async_get(received.append)
+    flow.sync_default_session()
+    np.testing.assert_allclose(received[0].numpy(), X - 1)
+    np.testing.assert_allclose(future.get().numpy(), X - 1)  # get() may follow async_get
