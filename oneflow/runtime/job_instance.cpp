@@ -32,21 +32,28 @@ bool JobInstance::has_error() const {
 }
 
 void JobInstance::Finish() {
+  // Callbacks run before waiters wake, so a caller that waited for the instance also knows its
+  // callbacks have run. The callbacks themselves may wait (on this thread) without blocking.
   std::vector<std::function<void()>> callbacks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    OF_CHECK(!done_) << "job instance of '" << job_name_ << "' finished twice";
-    done_ = true;
+    OF_CHECK(!done_ && !finishing_) << "job instance of '" << job_name_ << "' finished twice";
+    finishing_ = true;
+    finishing_thread_ = std::this_thread::get_id();
     callbacks.swap(on_finish_);
   }
-  finished_.notify_all();
   for (auto& callback : callbacks) { callback(); }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  finished_.notify_all();
 }
 
 void JobInstance::OnFinish(std::function<void()> callback) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!done_) {
+    if (!done_ && !finishing_) {
       on_finish_.push_back(std::move(callback));
       return;
     }
@@ -56,7 +63,9 @@ void JobInstance::OnFinish(std::function<void()> callback) {
 
 void JobInstance::Wait() {
   std::unique_lock<std::mutex> lock(mutex_);
-  finished_.wait(lock, [this] { return done_; });
+  finished_.wait(lock, [this] {
+    return done_ || (finishing_ && finishing_thread_ == std::this_thread::get_id());
+  });
   if (error_) { std::rethrow_exception(error_); }
 }
 

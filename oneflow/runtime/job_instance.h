@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "oneflow/framework/host_tensor.h"
 
@@ -44,6 +46,8 @@ class JobInstance {
   mutable std::mutex mutex_;
   std::condition_variable finished_;
   bool done_ = false;
+  bool finishing_ = false;  // Finish() is running the callbacks
+  std::thread::id finishing_thread_;
   std::exception_ptr error_;
   std::vector<std::function<void()>> on_finish_;
 };

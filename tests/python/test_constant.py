@@ -40,8 +40,6 @@ def test_constant_rejects_non_scalar_value():
         check_op(lambda: flow.constant([1.0, 2.0], shape=(2,)), lambda: np.ones(2), inputs=[])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an empty shape attribute is never set "
-                   "(AttrValueFromPython, kShapeValue): 'attribute shape must be shape, got unset'")
 def test_constant_0d():
     out, _ = check_op(lambda: flow.constant(4.0, dtype=flow.float64, shape=()),
                       lambda: np.float64(4.0), inputs=[])

@@ -148,9 +148,6 @@ def test_error_in_a_trace_leaves_other_jobs_working():
     np.testing.assert_allclose(good(np.zeros((2, 3), np.float32)), 1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an empty shape attribute is never set "
-                   "(AttrValueFromPython, kShapeValue): a 0-d placeholder fails with "
-                   "'attribute shape must be shape, got unset'")
 def test_zero_dimensional_placeholder():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder(())) -> tp.Numpy:
@@ -206,10 +203,6 @@ def test_handler_exception_is_reraised_from_the_call(watch):
     assert "re-raised: raised by the handler" in result.stdout, result.stdout + result.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: JobInstance::Wait rethrows the same stored "
-                   "pybind11::error_already_set on every call; the second wait (in "
-                   "clear_default_session -> Session.close) makes pybind11 terminate the process "
-                   "('error_fetch_and_normalize::restore() called a second time')")
 @pytest.mark.parametrize("watch", ["watch", "watch_diff"])
 def test_session_recovers_after_a_handler_exception(watch):
     result = run_handler_script(watch)
@@ -242,8 +235,6 @@ FUTURE_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: same root cause as above: a second future.get() "
-                   "after a handler exception aborts the interpreter instead of raising again")
 def test_future_get_twice_after_a_handler_exception():
     result = subprocess.run([sys.executable, "-c", FUTURE_SCRIPT], capture_output=True,
                             text=True, timeout=120)

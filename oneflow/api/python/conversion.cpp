@@ -8,6 +8,17 @@ namespace py = pybind11;
 
 namespace oneflow {
 
+PythonError::PythonError(py::error_already_set& error) : message_(error.what()) {
+  value_ = std::shared_ptr<py::object>(new py::object(error.value()), [](py::object* pointer) {
+    py::gil_scoped_acquire gil;
+    delete pointer;
+  });
+}
+
+void PythonError::Restore() const {
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(value_->ptr())), value_->ptr());
+}
+
 DataType DataTypeFromNumpy(const py::dtype& dtype) {
   switch (dtype.num()) {
     case py::detail::npy_api::NPY_FLOAT_: return kFloat;
@@ -80,6 +91,7 @@ AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototyp
       case AttrValue::kBoolValue: attr.set_bool_value(value.cast<bool>()); break;
       case AttrValue::kStringValue: attr.set_string_value(value.cast<std::string>()); break;
       case AttrValue::kShapeValue:
+        attr.mutable_shape_value();  // set the oneof even for a 0-d shape
         for (auto item : value) { attr.mutable_shape_value()->add_dim(item.cast<int64_t>()); }
         break;
       case AttrValue::kDataTypeValue:

@@ -66,6 +66,27 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
   return DescribeOutputs(job, added);
 }
 
+// Waits without the GIL; a Python exception from a callback of this call is raised again as
+// itself (its original type and traceback), on every wait.
+void WaitForInstance(JobInstance& instance) {
+  std::exception_ptr error;
+  {
+    py::gil_scoped_release release;
+    try {
+      instance.Wait();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  if (!error) { return; }
+  try {
+    std::rethrow_exception(error);
+  } catch (const PythonError& python_error) {
+    python_error.Restore();
+    throw py::error_already_set();
+  }
+}
+
 py::dict Outputs(const JobInstance& instance) {
   py::dict outputs;
   for (const auto& entry : instance.outputs()) {
@@ -78,8 +99,7 @@ py::dict Outputs(const JobInstance& instance) {
 
 void BindSession(py::module_& module) {
   py::class_<JobInstance, std::shared_ptr<JobInstance>>(module, "JobInstance")
-      .def("wait", &JobInstance::Wait, py::call_guard<py::gil_scoped_release>(),
-           "Blocks until the call finished; raises its error, if any.")
+      .def("wait", &WaitForInstance, "Blocks until the call finished; raises its error, if any.")
       .def("done", &JobInstance::done)
       .def("outputs", &Outputs, "Return op name -> numpy array (valid after wait()).")
       .def("on_finish",
@@ -87,7 +107,11 @@ void BindSession(py::module_& module) {
              auto shared = std::make_shared<py::function>(std::move(callback));
              instance.OnFinish([shared] {
                py::gil_scoped_acquire gil;
-               (*shared)();
+               try {
+                 (*shared)();
+               } catch (py::error_already_set& error) {
+                 error.discard_as_unraisable("oneflow job instance callback");
+               }
                shared->release().dec_ref();
              });
            },
@@ -178,7 +202,7 @@ void BindSession(py::module_& module) {
                                                          });
              session.SetWatchHandler([shared](int64_t handler_id, const HostTensor& value) {
                py::gil_scoped_acquire gil;
-               (*shared)(handler_id, NumpyFromHostTensor(value));
+               CallPython([&] { (*shared)(handler_id, NumpyFromHostTensor(value)); });
              });
            })
       .def("variable_names", [](Session& session) { return session.variables().Names(); })

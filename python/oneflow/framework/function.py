@@ -178,7 +178,7 @@ def _inputs(desc, args, kwargs):
                 "job %r, argument %r: expected shape %s, got %s"
                 % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
             )
-        inputs[op_name] = np.ascontiguousarray(array)
+        inputs[op_name] = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
     return inputs
 
 
