@@ -1,13 +1,19 @@
 #include "oneflow/device/cpu_stream.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 
 namespace oneflow {
 
-CpuStream::CpuStream(int64_t compute_threads) {
+CpuStream::CpuStream(int64_t compute_threads) : compute_threads_(compute_threads) {
   for (int64_t i = 1; i < compute_threads; ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
+}
+
+void CpuStream::BindCurrentThread() const {
+  openblas_set_num_threads(static_cast<int>(compute_threads_));
 }
 
 CpuStream::~CpuStream() {

@@ -19,12 +19,16 @@ class CpuStream final : public Stream {
   ~CpuStream() override;
 
   void AddCallback(std::function<void()> callback) override { callback(); }
+  // Called on each runtime thread that launches work on this stream: sets how many threads BLAS
+  // may use from it (an OpenMP BLAS keeps that setting per calling thread).
+  void BindCurrentThread() const;
   void ParallelFor(int64_t count, int64_t grain,
                    const std::function<void(int64_t, int64_t)>& fn) override;
 
  private:
   void WorkerLoop(int64_t worker_index);
 
+  int64_t compute_threads_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable work_ready_;

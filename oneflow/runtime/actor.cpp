@@ -22,6 +22,12 @@ Actor::Actor(const TaskProto& task, const ActorContext& context)
         memory = context.variables->Get(desc.variable_name()).data;
       } else if (desc.byte_size() > 0) {
         memory = std::aligned_alloc(64, desc.byte_size());
+        if (memory == nullptr) {
+          throw Error(ErrorKind::kRuntime)
+              << "out of memory: cannot allocate " << desc.byte_size() << " bytes for a register"
+              << " of task " << task.task_id()
+              << (task.exec_node_size() ? " (op '" + task.exec_node(0).op_conf().name() + "')" : "");
+        }
         slot.memory.emplace_back(memory, [](void* pointer) { std::free(pointer); });
       }
       slot.regsts.push_back(std::make_unique<Regst>(desc, memory));

@@ -22,7 +22,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   }
   for (const JobInfo& job : plan_.job()) { job_ids_[job.job_name()] = job.job_id(); }
   for (int64_t i = 0; i < plan_.thread_num(); ++i) {
-    threads_.push_back(std::make_unique<Thread>(i));
+    CpuStream* stream = stream_.get();
+    threads_.push_back(std::make_unique<Thread>(i, [stream] { stream->BindCurrentThread(); }));
   }
   for (const TaskProto& task : plan_.task()) {
     std::unique_ptr<Actor> actor = NewActor(task, actor_context_);

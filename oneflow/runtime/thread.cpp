@@ -5,7 +5,8 @@
 
 namespace oneflow {
 
-Thread::Thread(int64_t thread_id) : thread_id_(thread_id) {}
+Thread::Thread(int64_t thread_id, std::function<void()> on_start)
+    : thread_id_(thread_id), on_start_(std::move(on_start)) {}
 
 Thread::~Thread() { Join(); }
 
@@ -35,6 +36,7 @@ void Thread::Join() {
 }
 
 void Thread::Loop() {
+  if (on_start_) { on_start_(); }
   std::deque<ActorMessage> batch;
   while (!actors_.empty()) {
     if (local_queue_.empty()) {

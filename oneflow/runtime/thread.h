@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,8 @@ class Actor;
 
 class Thread {
  public:
-  explicit Thread(int64_t thread_id);
+  // `on_start` runs first on the new thread (e.g. binding the device's BLAS settings to it).
+  Thread(int64_t thread_id, std::function<void()> on_start);
   ~Thread();
 
   void AddActor(std::unique_ptr<Actor> actor);
@@ -38,6 +40,7 @@ class Thread {
   void Loop();
 
   int64_t thread_id_;
+  std::function<void()> on_start_;
   std::map<int64_t, std::unique_ptr<Actor>> actors_;
   // Finished actors are kept (not destroyed) until the thread is, so their registers stay valid
   // and their instrumentation can be read.

@@ -1,7 +1,5 @@
 #include "oneflow/session/session.h"
 
-#include <cblas.h>
-
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/compiler/plan_dump.h"
@@ -80,7 +78,6 @@ void Session::Start() {
   plan_options.register_num = options_.register_num;
   plan_ = BuildPlan(jobs, plan_options);
   if (!options_.debug_dir.empty()) { DumpJobsAndPlan(options_.debug_dir, jobs, plan_); }
-  openblas_set_num_threads(static_cast<int>(options_.compute_threads));
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
   runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
