@@ -88,7 +88,7 @@ class PlanBuilder {
       if (op.op_type() == "input") {
         (*info->mutable_input())[op_name] = job.logical_blob_desc().at(OutputLbn(op, "out"));
       } else if (op.op_type() == "return") {
-        (*info->mutable_output())[op_name] = job.logical_blob_desc().at(OutputLbn(op, "out"));
+        (*info->mutable_output())[op_name] = job.logical_blob_desc().at(InputLbn(op, "in"));
       }
     }
 

@@ -21,18 +21,8 @@ void GetInputSbp(SbpContext& ctx) {
   }
 }
 
-void InferReturn(InferContext& ctx) { ctx.Output("out") = ctx.Input("in"); }
-
-void GetPassThroughSbp(SbpContext& ctx) {
-  ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
-  const BlobDesc& in = ctx.LogicalInput("in");
-  for (int64_t axis = 0; axis < in.shape.num_axes(); ++axis) {
-    ctx.NewSignature().SplitAllInputs(axis).SplitAllOutputs(axis).Build();
-  }
-  ctx.NewSignature().PartialSum("in").PartialSum("out").Build();
-}
-
-void GetWatchSbp(SbpContext& ctx) { ctx.NewSignature().BroadcastAllInputs().Build(); }
+// Return and watch hand their whole logical input to Python.
+void GetWholeInputSbp(SbpContext& ctx) { ctx.NewSignature().BroadcastAllInputs().Build(); }
 
 }  // namespace
 
@@ -45,18 +35,18 @@ REGISTER_OP("input")
     .SetSbpFn(GetInputSbp)
     .NonDifferentiable();
 
+// No output: the kernel copies its input straight into the call's result.
 REGISTER_OP("return")
     .Input("in")
-    .Output("out")
-    .SetInferFn(InferReturn)
-    .SetSbpFn(GetPassThroughSbp)
+    .SetInferFn([](InferContext&) {})
+    .SetSbpFn(GetWholeInputSbp)
     .NonDifferentiable();
 
 REGISTER_OP("watch")
     .Input("in")
     .Attr<int64_t>("handler_id", 0)
     .SetInferFn([](InferContext&) {})
-    .SetSbpFn(GetWatchSbp)
+    .SetSbpFn(GetWholeInputSbp)
     .NonDifferentiable();
 
 }  // namespace oneflow
