@@ -6,6 +6,7 @@
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
+#include "oneflow/kernels/cpu/softmax_row.h"
 
 namespace oneflow {
 
@@ -27,17 +28,7 @@ class SoftmaxKernel final : public Kernel {
     int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
     ParallelForElements(ctx, rows_, grain, [=](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ x = in + row * classes;
-        T* __restrict__ y = out + row * classes;
-        T max_value = x[0];
-        for (int64_t c = 1; c < classes; ++c) { max_value = std::max(max_value, x[c]); }
-        T sum = T(0);
-        for (int64_t c = 0; c < classes; ++c) {
-          y[c] = std::exp(x[c] - max_value);
-          sum += y[c];
-        }
-        const T inverse = T(1) / sum;
-        for (int64_t c = 0; c < classes; ++c) { y[c] *= inverse; }
+        SoftmaxRow(in + row * classes, out + row * classes, classes);
       }
     });
   }

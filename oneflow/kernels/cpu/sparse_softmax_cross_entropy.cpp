@@ -9,6 +9,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
+#include "oneflow/kernels/cpu/softmax_row.h"
 
 namespace oneflow {
 
@@ -50,20 +51,9 @@ class SparseSoftmaxCrossEntropyKernel final : public Kernel {
     int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
     ParallelForElements(ctx, rows_, grain, [&, prediction, prob, out](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ x = prediction + row * classes;
-        T* __restrict__ p = prob + row * classes;
-        T max_value = x[0];
-        for (int64_t c = 1; c < classes; ++c) { max_value = std::max(max_value, x[c]); }
-        T sum = T(0);
-        for (int64_t c = 0; c < classes; ++c) {
-          p[c] = std::exp(x[c] - max_value);
-          sum += p[c];
-        }
-        const T inverse = T(1) / sum;
-        for (int64_t c = 0; c < classes; ++c) { p[c] *= inverse; }
-        // -log(softmax(x)[k]) = log(sum exp(x - max)) - (x[k] - max), exact even when p[k]
-        // underflows.
-        out[row] = std::log(sum) - (x[LabelAt(label, row)] - max_value);
+        const T* x = prediction + row * classes;
+        // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
+        out[row] = SoftmaxRow(x, prob + row * classes, classes) - x[LabelAt(label, row)];
       }
     });
   }
