@@ -6,6 +6,7 @@
 
 #include "google/protobuf/text_format.h"
 #include "oneflow/common/error.h"
+#include "oneflow/common/shape.h"
 
 namespace oneflow {
 
@@ -53,15 +54,47 @@ std::string PlanToDot(const Plan& plan) {
   return dot + "}\n";
 }
 
-void DumpJobsAndPlan(const std::string& dir, const std::vector<const Job*>& jobs,
-                     const Plan& plan) {
+std::string JobToDot(const Job& job) {
+  std::string dot = "digraph job {\n  node [shape=box, fontsize=10];\n";
+  std::map<std::string, std::string> producer;
+  for (const OperatorConf& op : job.op()) {
+    dot += "  \"" + op.name() + "\" [label=\"" + op.name() + "\\n(" + op.op_type() + ")\"" +
+           (op.created_by_pass().empty() ? "" : ", style=dashed") + "];\n";
+    for (const auto& entry : op.output()) {
+      for (const std::string& lbn : entry.second.value()) { producer[lbn] = op.name(); }
+    }
+  }
+  for (const OperatorConf& op : job.op()) {
+    for (const auto& entry : op.input()) {
+      for (const std::string& lbn : entry.second.value()) {
+        auto it = job.logical_blob_desc().find(lbn);
+        std::string label = entry.first;
+        if (it != job.logical_blob_desc().end()) {
+          label += " " + BlobDesc::FromProto(it->second).ToString();
+        }
+        dot += "  \"" + producer[lbn] + "\" -> \"" + op.name() + "\" [label=\"" + label +
+               "\", fontsize=8];\n";
+      }
+    }
+    for (const std::string& control : op.control_input()) {
+      dot += "  \"" + control + "\" -> \"" + op.name() + "\" [style=dotted];\n";
+    }
+  }
+  return dot + "}\n";
+}
+
+void DumpJob(const std::string& dir, const Job& job, const std::string& stage) {
   std::filesystem::create_directories(dir);
   std::string text;
-  for (const Job* job : jobs) {
-    google::protobuf::TextFormat::PrintToString(*job, &text);
-    WriteFile(std::filesystem::path(dir) / ("job_" + job->job_conf().job_name() + ".prototxt"),
-              text);
-  }
+  google::protobuf::TextFormat::PrintToString(job, &text);
+  const std::string base = "job_" + job.job_conf().job_name() + "." + stage;
+  WriteFile(std::filesystem::path(dir) / (base + ".prototxt"), text);
+  WriteFile(std::filesystem::path(dir) / (base + ".dot"), JobToDot(job));
+}
+
+void DumpPlan(const std::string& dir, const Plan& plan) {
+  std::filesystem::create_directories(dir);
+  std::string text;
   google::protobuf::TextFormat::PrintToString(plan, &text);
   WriteFile(std::filesystem::path(dir) / "plan.prototxt", text);
   WriteFile(std::filesystem::path(dir) / "plan.dot", PlanToDot(plan));

@@ -12,8 +12,12 @@
 namespace oneflow {
 
 std::string PlanToDot(const Plan& plan);
-// Writes <dir>/job_<name>.prototxt, <dir>/plan.prototxt and <dir>/plan.dot.
-void DumpJobsAndPlan(const std::string& dir, const std::vector<const Job*>& jobs,
-                     const Plan& plan);
+// Ops as nodes, blobs and control inputs as edges.
+std::string JobToDot(const Job& job);
+// Writes <dir>/job_<name>.<stage>.prototxt and .dot; stage is "traced" (as Python built it) or
+// "completed" (after the pass pipeline).
+void DumpJob(const std::string& dir, const Job& job, const std::string& stage);
+// Writes <dir>/plan.prototxt and <dir>/plan.dot.
+void DumpPlan(const std::string& dir, const Plan& plan);
 
 }  // namespace oneflow

@@ -38,7 +38,9 @@ JobBuildContext& Session::CurrentJob() {
 
 void Session::CloseJob() {
   CurrentJob();
+  if (!options_.debug_dir.empty()) { DumpJob(options_.debug_dir, open_job_->job(), "traced"); }
   CompleteJob(*open_job_);
+  if (!options_.debug_dir.empty()) { DumpJob(options_.debug_dir, open_job_->job(), "completed"); }
   jobs_.push_back(std::move(open_job_));
 }
 
@@ -77,7 +79,7 @@ void Session::Start() {
   PlanOptions plan_options;
   plan_options.register_num = options_.register_num;
   plan_ = BuildPlan(jobs, plan_options);
-  if (!options_.debug_dir.empty()) { DumpJobsAndPlan(options_.debug_dir, jobs, plan_); }
+  if (!options_.debug_dir.empty()) { DumpPlan(options_.debug_dir, plan_); }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
   runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
