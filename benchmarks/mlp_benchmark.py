@@ -117,16 +117,18 @@ def torch_seconds_per_iteration(threads, warmup, iterations):
 def run_side(side, threads, args):
     """Runs one framework at one thread count in a child process; returns its JSON result.
 
-    Each side gets its own process: Debian's PyTorch loads OpenCV's DNN module, whose
-    TensorFlow protos clash with ours in protobuf's global descriptor pool (both register a file
-    named attr_value.proto), so the two libraries cannot be loaded in one process. A fresh process
-    per case also keeps BLAS thread settings from leaking from one case into the next.
+    A fresh process per case keeps BLAS thread settings from leaking from one case into the
+    next. Both sides get OPENBLAS_NUM_THREADS/OMP_NUM_THREADS = threads: torch.set_num_threads
+    does not bound the pthreads OpenBLAS that Debian's PyTorch calls (at "1 thread" it used
+    1.7 cores here), so without it the comparison would not be on the same cores.
     """
     command = [
         sys.executable, os.path.abspath(__file__), "--side", side, "--threads", str(threads),
         "--warmup", str(args.warmup), "--iterations", str(args.iterations),
     ]
     environment = dict(os.environ)
+    environment["OPENBLAS_NUM_THREADS"] = str(threads)
+    environment["OMP_NUM_THREADS"] = str(threads)
     if args.openblas == "openmp":
         environment["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP_DIR + (
             ":" + environment["LD_LIBRARY_PATH"] if environment.get("LD_LIBRARY_PATH") else ""
