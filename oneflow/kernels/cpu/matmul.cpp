@@ -1,6 +1,10 @@
-// CPU matmul through OpenBLAS (row-major GEMM), float32 and float64.
+// CPU matmul through OpenBLAS (row-major GEMM), float32 and float64: one GEMM for 2-D operands
+// and for broadcast matmul (a's leading dims flattened into rows), one GEMM per batch index for
+// batch matmul.
 
 #include <cblas.h>
+
+#include <algorithm>
 
 #include "oneflow/framework/kernel_registry.h"
 
@@ -28,31 +32,54 @@ class MatmulKernel final : public Kernel {
     alpha_ = ctx.Attr<double>("alpha");
     const Shape& a = ctx.Desc("a").shape;
     const Shape& b = ctx.Desc("b").shape;
+    int64_t a_axes = a.num_axes();
+    int64_t b_axes = b.num_axes();
+    // Each operand as `batch_count_` stored matrices of (rows, columns).
+    int64_t a_rows = a.At(a_axes - 2);
+    int64_t a_columns = a.At(a_axes - 1);
+    int64_t b_rows = b.At(b_axes - 2);
+    int64_t b_columns = b.At(b_axes - 1);
+    if (b_axes == 2) {
+      // 2-D or broadcast matmul: a's leading dims are more rows of one matrix.
+      batch_count_ = 1;
+      a_rows = a.Count(0, a_axes - 1);
+    } else {
+      batch_count_ = a.Count(0, a_axes - 2);
+    }
     transpose_a_ = transpose_a ? CblasTrans : CblasNoTrans;
     transpose_b_ = transpose_b ? CblasTrans : CblasNoTrans;
-    m_ = static_cast<int>(transpose_a ? a.At(1) : a.At(0));
-    k_ = static_cast<int>(transpose_a ? a.At(0) : a.At(1));
-    n_ = static_cast<int>(transpose_b ? b.At(0) : b.At(1));
-    lda_ = static_cast<int>(a.At(1));
-    ldb_ = static_cast<int>(b.At(1));
+    m_ = static_cast<int>(transpose_a ? a_columns : a_rows);
+    k_ = static_cast<int>(transpose_a ? a_rows : a_columns);
+    n_ = static_cast<int>(transpose_b ? b_rows : b_columns);
+    lda_ = static_cast<int>(a_columns);
+    ldb_ = static_cast<int>(b_columns);
+    a_stride_ = a_rows * a_columns;
+    b_stride_ = b_rows * b_columns;
+    out_stride_ = static_cast<int64_t>(m_) * n_;
   }
 
   void Forward(KernelContext& ctx) override {
     T* out = ctx.Output("out").mut_data<T>();
     if (k_ == 0) {
       // BLAS leaves C untouched when k is 0; the product of empty matrices is zeros.
-      for (int64_t i = 0; i < static_cast<int64_t>(m_) * n_; ++i) { out[i] = T(0); }
+      std::fill(out, out + batch_count_ * out_stride_, T(0));
       return;
     }
     if (m_ == 0 || n_ == 0) { return; }
-    Gemm(transpose_a_, transpose_b_, m_, n_, k_, alpha_, ctx.Input("a").data<T>(), lda_,
-         ctx.Input("b").data<T>(), ldb_, out);
+    const T* a = ctx.Input("a").data<T>();
+    const T* b = ctx.Input("b").data<T>();
+    for (int64_t batch = 0; batch < batch_count_; ++batch) {
+      Gemm(transpose_a_, transpose_b_, m_, n_, k_, alpha_, a + batch * a_stride_, lda_,
+           b + batch * b_stride_, ldb_, out + batch * out_stride_);
+    }
   }
 
  private:
   CBLAS_TRANSPOSE transpose_a_;
   CBLAS_TRANSPOSE transpose_b_;
   int m_, n_, k_, lda_, ldb_;
+  int64_t batch_count_;
+  int64_t a_stride_, b_stride_, out_stride_;  // elements between consecutive batch matrices
   double alpha_;
 };
 

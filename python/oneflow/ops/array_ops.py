@@ -6,12 +6,12 @@ from oneflow.framework import op_builder
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0, name=None):
+    """alpha * op(a) @ op(b), op transposing the last two axes when asked. Both 2-D; both of
+    the same rank > 2 with equal leading dims (batch matmul); or a of rank > 2 and b 2-D, a's
+    leading dims flattened into rows (broadcast matmul, transpose_a must be False). The C++
+    infer function checks ranks and shapes and raises ValueError for anything else."""
     op_builder.check_blob(a, "matmul", "a")
     op_builder.check_blob(b, "matmul", "b")
-    if len(a.shape) != 2 or len(b.shape) != 2:
-        raise NotImplementedError(
-            "matmul: only 2-D operands are supported yet, got a %r and b %r" % (a.shape, b.shape)
-        )
     return op_builder.add_single_output_op(
         "matmul", name, "Matmul", {"a": a, "b": b},
         {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b), "alpha": float(alpha)},
@@ -58,5 +58,19 @@ def constant(value, dtype=None, shape=None, name=None):
     return op_builder.add_single_output_op("constant", name, "Constant", {}, attrs)
 
 
-def transpose(a, perm=None, name=None):
-    raise NotImplementedError("flow.transpose arrives in a later version")
+def transpose(a, perm=None, conjugate=False, batch_axis_non_change=False, name=None):
+    """Permutes a's axes: out's axis i is a's axis perm[i]; perm None reverses them."""
+    op_builder.check_blob(a, "transpose", "a")
+    if conjugate:
+        raise NotImplementedError("transpose: conjugate=True needs complex dtypes, which are not "
+                                  "supported")
+    if batch_axis_non_change:
+        raise NotImplementedError("transpose: batch_axis_non_change=True is not supported")
+    if perm is None:
+        perm = list(reversed(range(len(a.shape))))
+    try:
+        perm = [int(axis) for axis in perm]
+    except TypeError:
+        raise TypeError("transpose: perm must be a sequence of ints, got %r" % (perm,))
+    return op_builder.add_single_output_op("transpose", name, "Transpose", {"in": a},
+                                           {"perm": perm})
