@@ -97,7 +97,11 @@ void AddBatchedMatmulSignatures(SbpContext& ctx, const Shape& a, const Shape& b,
   int64_t b_column_axis = b_offset + (transpose_b ? 0 : 1);
   int64_t out_row_axis = a_offset;
   ctx.NewSignature().Split("a", a_row_axis).Broadcast("b").Split("out", out_row_axis).Build();
-  ctx.NewSignature().Broadcast("a").Split("b", b_column_axis).Split("out", out_row_axis + 1).Build();
+  ctx.NewSignature()
+      .Broadcast("a")
+      .Split("b", b_column_axis)
+      .Split("out", out_row_axis + 1)
+      .Build();
   ctx.NewSignature().Split("a", a_inner_axis).Split("b", b_inner_axis).PartialSum("out").Build();
   ctx.NewSignature().PartialSum("a").Broadcast("b").PartialSum("out").Build();
   ctx.NewSignature().Broadcast("a").PartialSum("b").PartialSum("out").Build();

@@ -22,10 +22,10 @@ void CheckPermutation(const std::vector<int64_t>& perm, const Shape& in) {
     if (valid) { seen[axis] = true; }
   }
   if (!valid) {
-    throw Error(ErrorKind::kValue) << "transpose: perm " << AxesToString(perm)
-                                   << " is not a permutation of the " << num_axes
-                                   << " axes of in " << in.ToString() << " (expected each of 0.."
-                                   << num_axes - 1 << " exactly once)";
+    throw Error(ErrorKind::kValue)
+        << "transpose: perm " << AxesToString(perm) << " is not a permutation of the " << num_axes
+        << " axes of in " << in.ToString() << " (expected each of 0.." << num_axes - 1
+        << " exactly once)";
   }
 }
 
@@ -60,10 +60,10 @@ void GetTransposeSbp(SbpContext& ctx) {
 
 void GenerateTransposeGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("in")) { return; }
-  std::string din = ctx.AddOp(
-      "in_grad", OpConfBuilder("transpose", "")
-                     .Input("in", ctx.OutputGrad("out"))
-                     .Attr("perm", InversePermutation(Int64ListAttr(ctx.op(), "perm"))));
+  std::string din =
+      ctx.AddOp("in_grad", OpConfBuilder("transpose", "")
+                               .Input("in", ctx.OutputGrad("out"))
+                               .Attr("perm", InversePermutation(Int64ListAttr(ctx.op(), "perm"))));
   ctx.SetInputGrad("in", din);
 }
 

@@ -75,8 +75,8 @@ void CheckBatchMatmul(const std::vector<int64_t>& batch_dims, bool transpose_a, 
   OperatorConf conf = MakeOpConf("matmul", {{"a", 1}, {"b", 1}},
                                  {MakeAttr("transpose_a", transpose_a),
                                   MakeAttr("transpose_b", transpose_b), MakeAttr("alpha", 1.5)});
-  KernelRunner runner(conf, {{"a_0", MakeTensor(Shape(a_dims), a)},
-                             {"b_0", MakeTensor(Shape(b_dims), b)}});
+  KernelRunner runner(
+      conf, {{"a_0", MakeTensor(Shape(a_dims), a)}, {"b_0", MakeTensor(Shape(b_dims), b)}});
   runner.Run();
   EXPECT_EQ(runner.output("out_0").desc.shape, Shape(out_dims));
   std::vector<T> expected;
@@ -106,10 +106,11 @@ TEST(MatmulKernel, BroadcastMatmulMultipliesEveryRowOfA) {
   std::vector<double> a = SampleValues<double>(rows * k, 5);
   std::vector<double> b = SampleValues<double>(k * n, 6);
   for (bool transpose_b : {false, true}) {
-    OperatorConf conf = MakeOpConf("matmul", {{"a", 1}, {"b", 1}},
-                                   {MakeAttr("transpose_b", transpose_b)});
-    KernelRunner runner(conf, {{"a_0", MakeTensor(Shape({2, 3, 4, k}), a)},
-                               {"b_0", MakeTensor(transpose_b ? Shape({n, k}) : Shape({k, n}), b)}});
+    OperatorConf conf =
+        MakeOpConf("matmul", {{"a", 1}, {"b", 1}}, {MakeAttr("transpose_b", transpose_b)});
+    KernelRunner runner(conf,
+                        {{"a_0", MakeTensor(Shape({2, 3, 4, k}), a)},
+                         {"b_0", MakeTensor(transpose_b ? Shape({n, k}) : Shape({k, n}), b)}});
     runner.Run();
     EXPECT_EQ(runner.output("out_0").desc.shape, Shape({2, 3, 4, n}));
     ExpectNear(Values<double>(runner.output("out_0")),

@@ -33,8 +33,8 @@ std::vector<T> NaiveTranspose(const std::vector<T>& in, const Shape& shape,
 
 template <typename T>
 void CheckTranspose(const Shape& shape, const std::vector<int64_t>& perm) {
-  SCOPED_TRACE(testing::Message() << "shape " << shape.ToString() << " perm "
-                                  << AxesToString(perm) << " dtype size " << sizeof(T));
+  SCOPED_TRACE(testing::Message() << "shape " << shape.ToString() << " perm " << AxesToString(perm)
+                                  << " dtype size " << sizeof(T));
   // Position-dependent values make a misplaced element visible, even for int8.
   std::vector<T> in(shape.elem_count());
   for (size_t i = 0; i < in.size(); ++i) { in[i] = static_cast<T>(i % 101); }

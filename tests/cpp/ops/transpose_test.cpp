@@ -32,8 +32,8 @@ TEST(TransposeOp, RejectsWhatIsNotAPermutation) {
 
 TEST(TransposeOp, SplitAxisFollowsThePermutation) {
   DescMap inputs = {{"in_0", {Shape({2, 3, 4}), kFloat}}};
-  std::vector<std::string> signatures = SignatureStrings(Signatures(TransposeConf({2, 0, 1}),
-                                                                    inputs));
+  std::vector<std::string> signatures =
+      SignatureStrings(Signatures(TransposeConf({2, 0, 1}), inputs));
   EXPECT_TRUE(Contains(signatures, "in_0:S(2) out_0:S(0)"));
   EXPECT_TRUE(Contains(signatures, "in_0:S(0) out_0:S(1)"));
   EXPECT_TRUE(Contains(signatures, "in_0:S(1) out_0:S(2)"));
