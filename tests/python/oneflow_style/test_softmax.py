@@ -2,7 +2,6 @@ import unittest
 from collections import OrderedDict
 
 import numpy as np
-import pytest
 import torch
 
 import oneflow as flow
@@ -82,11 +81,7 @@ class TestSoftmax(flow.unittest.TestCase):
         for device_type, (x_shape, axis), data_type in GenArgList(arg_dict):
             compare_with_torch(test_case, device_type, x_shape, axis, data_type)
 
-    @pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                       reason="BUG: softmax(axis != last) goes through flow.transpose (not yet there)")
     def test_softmax_non_last_axis(test_case):
-        # BUG: flow.nn.softmax(x, axis=<not last>) is routed through flow.transpose, which raises
-        # NotImplementedError("flow.transpose arrives in a later version").
         arg_dict = OrderedDict()
         arg_dict["device_type"] = device_types()
         arg_dict["x_shape_axis"] = [((4, 10), 0), ((2, 3, 5), 1), ((2, 3, 5), 0), ((2, 3, 5), -2)]
@@ -101,10 +96,7 @@ class TestSoftmax(flow.unittest.TestCase):
         for (x_shape, axis), data_type in GenArgList(arg_dict):
             compare_grad_with_torch(test_case, x_shape, axis, data_type)
 
-    @pytest.mark.xfail(strict=True, raises=NotImplementedError,
-                       reason="BUG: softmax(axis != last) goes through flow.transpose (not yet there)")
     def test_softmax_weighted_grad_non_last_axis(test_case):
-        # BUG: see test_softmax_non_last_axis (softmax on a non-last axis needs flow.transpose).
         for data_type in ["float32", "double"]:
             compare_grad_with_torch(test_case, (3, 7), 0, data_type)
 
