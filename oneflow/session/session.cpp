@@ -53,6 +53,20 @@ bool Session::HasJob(const std::string& job_name) const {
   return false;
 }
 
+void Session::RemoveJob(const std::string& job_name) {
+  if (runtime_) {
+    throw Error(ErrorKind::kRuntime) << "cannot remove job '" << job_name
+                                     << "' while the session is running";
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
+    if ((*it)->job_name() == job_name) {
+      jobs_.erase(it);
+      return;
+    }
+  }
+  throw Error(ErrorKind::kValue) << "no job named '" << job_name << "'";
+}
+
 const Job& Session::GetJob(const std::string& job_name) const {
   for (const auto& job : jobs_) {
     if (job->job_name() == job_name) { return job->job(); }

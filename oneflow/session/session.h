@@ -39,6 +39,8 @@ class Session {
   // Drops the open job (its tracing failed).
   void AbortJob();
   bool HasJob(const std::string& job_name) const;
+  // Forgets a closed job (e.g. one whose Plan could not start); the runtime must be stopped.
+  void RemoveJob(const std::string& job_name);
   const Job& GetJob(const std::string& job_name) const;
 
   // Compiles all closed jobs into one Plan, declares their variables, starts the runtime.

@@ -3,21 +3,18 @@
     def job(x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)) -> tp.Numpy: ...
     def job(x: ...) -> tp.Callback[tp.Numpy]: ...   # called as job(x)(callback)
 """
-from oneflow.framework import dtypes
+from oneflow.framework import dtypes, shapes
 
 
 class _Placeholder:
     def __init__(self, shape, dtype=dtypes.float32, batch_axis=0):
-        if isinstance(shape, int):
-            shape = (shape,)
-        try:
-            shape = tuple(int(d) for d in shape)
-        except TypeError:
-            raise TypeError("Placeholder shape must be a tuple of ints, got %r" % (shape,))
+        shape = shapes.to_shape(shape, "Placeholder")
         if any(d <= 0 for d in shape):
             raise ValueError("Placeholder shape must have positive dimensions, got %r" % (shape,))
         self.shape = shape
         self.dtype = dtypes.check(dtype, "Placeholder dtype")
+        if batch_axis is not None and not shapes.is_int(batch_axis):
+            raise TypeError("Placeholder batch_axis must be an int or None, got %r" % (batch_axis,))
         if batch_axis is not None and not -len(shape) <= batch_axis < max(len(shape), 1):
             raise ValueError("Placeholder batch_axis %r is out of range for shape %r" % (batch_axis, shape))
         self.batch_axis = None if batch_axis is None else batch_axis % max(len(shape), 1)
@@ -62,6 +59,8 @@ class Callback:
 
 
 class Bundle:
+    """Bundle[T]: T, or a tuple/list/dict nesting of T."""
+
     def __class_getitem__(cls, inner):
         return inner
 

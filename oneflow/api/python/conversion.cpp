@@ -74,6 +74,27 @@ py::array NumpyFromHostTensor(const HostTensor& tensor) {
   return py::array(NumpyDataType(tensor.desc.data_type), shape, tensor.data, owner);
 }
 
+namespace {
+
+// Strict checks: a string or a float must never silently become an int or a bool.
+bool IsBool(const py::handle& value) {
+  return py::isinstance<py::bool_>(value) ||
+         py::isinstance(value, py::module_::import("numpy").attr("bool_"));
+}
+
+bool IsInteger(const py::handle& value) {
+  return !IsBool(value) &&
+         (py::isinstance<py::int_>(value) ||
+          py::isinstance(value, py::module_::import("numpy").attr("integer")));
+}
+
+bool IsFloat(const py::handle& value) {
+  return py::isinstance<py::float_>(value) ||
+         py::isinstance(value, py::module_::import("numpy").attr("floating"));
+}
+
+}  // namespace
+
 AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototype,
                               const std::string& attr_name) {
   AttrValue attr;
@@ -84,26 +105,41 @@ AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototyp
   try {
     switch (prototype.value_case()) {
       case AttrValue::kInt64Value:
-        if (py::isinstance<py::float_>(value)) { throw fail("an int"); }
+        if (!IsInteger(value)) { throw fail("an int"); }
         attr.set_int64_value(value.cast<int64_t>());
         break;
-      case AttrValue::kDoubleValue: attr.set_double_value(value.cast<double>()); break;
-      case AttrValue::kBoolValue: attr.set_bool_value(value.cast<bool>()); break;
+      case AttrValue::kDoubleValue:
+        if (!IsInteger(value) && !IsFloat(value)) { throw fail("a number"); }
+        attr.set_double_value(value.cast<double>());
+        break;
+      case AttrValue::kBoolValue:
+        if (!IsBool(value)) { throw fail("a bool"); }
+        attr.set_bool_value(value.cast<bool>());
+        break;
       case AttrValue::kStringValue: attr.set_string_value(value.cast<std::string>()); break;
       case AttrValue::kShapeValue:
         attr.mutable_shape_value();  // set the oneof even for a 0-d shape
-        for (auto item : value) { attr.mutable_shape_value()->add_dim(item.cast<int64_t>()); }
+        for (auto item : value) {
+          if (!IsInteger(item)) { throw fail("a sequence of ints"); }
+          attr.mutable_shape_value()->add_dim(item.cast<int64_t>());
+        }
         break;
       case AttrValue::kDataTypeValue:
         attr.set_data_type_value(static_cast<DataType>(value.cast<int>()));
         break;
       case AttrValue::kListInt64Value:
         attr.mutable_list_int64_value();
-        for (auto item : value) { attr.mutable_list_int64_value()->add_value(item.cast<int64_t>()); }
+        for (auto item : value) {
+          if (!IsInteger(item)) { throw fail("a sequence of ints"); }
+          attr.mutable_list_int64_value()->add_value(item.cast<int64_t>());
+        }
         break;
       case AttrValue::kListDoubleValue:
         attr.mutable_list_double_value();
-        for (auto item : value) { attr.mutable_list_double_value()->add_value(item.cast<double>()); }
+        for (auto item : value) {
+          if (!IsInteger(item) && !IsFloat(item)) { throw fail("a sequence of numbers"); }
+          attr.mutable_list_double_value()->add_value(item.cast<double>());
+        }
         break;
       case AttrValue::kListStringValue:
         attr.mutable_list_string_value();

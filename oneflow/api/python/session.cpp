@@ -140,6 +140,7 @@ void BindSession(py::module_& module) {
       .def("close_job", &Session::CloseJob)
       .def("abort_job", &Session::AbortJob)
       .def("has_job", &Session::HasJob)
+      .def("remove_job", &Session::RemoveJob)
       .def("add_op", &AddOp, py::arg("op_type"), py::arg("name"), py::arg("inputs"),
            py::arg("attrs"), py::arg("device_tag") = "", py::arg("device_names") = py::list(),
            py::arg("control_inputs") = py::list())

@@ -12,7 +12,7 @@ namespace {
 struct Relu {
   template <typename T>
   static T Forward(T x) {
-    return x > T(0) ? x : T(0);
+    return x < T(0) ? T(0) : x;  // NaN stays NaN, as in numpy and PyTorch
   }
   template <typename T>
   static T Backward(T y, T dy) {

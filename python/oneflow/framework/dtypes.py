@@ -40,6 +40,10 @@ float16 = _UnsupportedDType("float16")
 half = float16
 
 _BY_VALUE = {d.value: d for d in (float32, float64, int8, int32, int64, uint8)}
+_BY_NAME = {
+    "float": float32, "float32": float32, "double": float64, "float64": float64, "int8": int8,
+    "char": int8, "int32": int32, "int64": int64, "uint8": uint8,
+}
 _BY_NUMPY = {d.numpy_dtype: d for d in (float32, float64, int8, int32, int64, uint8)}
 
 
@@ -53,10 +57,14 @@ def check(dtype, what="dtype"):
         raise NotImplementedError("%s %s is not supported on CPU yet" % (what, dtype.name))
     if isinstance(dtype, DType):
         return dtype
-    try:
-        return _BY_NUMPY[np.dtype(dtype)]
-    except (TypeError, KeyError):
-        raise TypeError("%s must be a oneflow dtype such as flow.float32, got %r" % (what, dtype))
+    if isinstance(dtype, str) and dtype in _BY_NAME:
+        return _BY_NAME[dtype]
+    if dtype is not None and not isinstance(dtype, str):
+        try:
+            return _BY_NUMPY[np.dtype(dtype)]  # numpy dtypes, e.g. np.float32
+        except (TypeError, KeyError):
+            pass
+    raise TypeError("%s must be a oneflow dtype such as flow.float32, got %r" % (what, dtype))
 
 
 def convert_oneflow_dtype_to_numpy_dtype(dtype):

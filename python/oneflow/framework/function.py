@@ -1,6 +1,7 @@
 """flow.global_function and flow.FunctionConfig: declare a job, trace it, call it."""
 import functools
 import inspect
+import typing
 
 import numpy as np
 
@@ -78,6 +79,7 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
 
         env.check_lazy_mode()
         desc = FunctionDesc(func, type, function_config)
+        _check_return_annotation(desc)
         session = session_util.default_session()
         session.register_function(desc)
 
@@ -95,6 +97,43 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
         return job
 
     return decorator
+
+
+def _check_result_annotation(annotation, desc):
+    from oneflow import typing as oft
+
+    if annotation is oft.Numpy:
+        return
+    if annotation in (oft.ListNumpy, oft.ListListNumpy):
+        raise NotImplementedError(
+            "job %r: %s results (mirrored view) arrive with multi-device support in a later "
+            "version; use oneflow.typing.Numpy" % (desc.name, annotation.__name__))
+    origin = typing.get_origin(annotation)
+    if origin in (tuple, list):
+        for item in typing.get_args(annotation):
+            if item is not Ellipsis:
+                _check_result_annotation(item, desc)
+        return
+    if origin is dict:
+        _check_result_annotation(typing.get_args(annotation)[1], desc)
+        return
+    raise TypeError(
+        "job %r: unsupported return annotation %r; use oneflow.typing.Numpy, "
+        "oneflow.typing.Callback[oneflow.typing.Numpy], a Tuple/List/Dict of those, or none"
+        % (desc.name, annotation))
+
+
+def _check_return_annotation(desc):
+    from oneflow import typing as oft
+
+    annotation = desc.return_annotation
+    if annotation is inspect.Signature.empty or annotation is None:
+        desc.return_annotation = inspect.Signature.empty
+        return
+    if isinstance(annotation, oft.CallbackType):
+        _check_result_annotation(annotation.inner, desc)
+        return
+    _check_result_annotation(annotation, desc)
 
 
 def trace(session, desc):
@@ -200,6 +239,7 @@ class _Future:
         self._session, self._desc, self._instance = session, desc, instance
 
     def get(self):
+        self._session.settle(self._instance)
         self._instance.wait()
         return _structure_results(self._desc.output_structure, self._instance.outputs(), True)
 
@@ -208,12 +248,17 @@ class _Future:
 
 
 def _register_callback(session, desc, instance, callback, as_local):
+    """Calls callback(result) on the runtime thread when the call finishes; its error (or the
+    callback's) is raised by the next call or sync."""
+    session.settle(instance, "callback")
+
     def on_finish():
-        try:
-            instance.wait()
-            callback(_structure_results(desc.output_structure, instance.outputs(), as_local))
-        except Exception as error:
-            session.pending_errors.append(error)
+        with session_util.running_callback():
+            try:
+                instance.wait()
+                callback(_structure_results(desc.output_structure, instance.outputs(), as_local))
+            except Exception as error:
+                session.pending_errors.append(error)
 
     instance.on_finish(on_finish)
 
@@ -221,17 +266,27 @@ def _register_callback(session, desc, instance, callback, as_local):
 def _call(session, desc, args, kwargs):
     from oneflow import typing as oft
 
+    session_util.check_not_in_callback("calling global function %r" % desc.name)
     session.ensure_compiled(desc)
-    instance = session.launch(desc, _inputs(desc, args, kwargs))
+    inputs = _inputs(desc, args, kwargs)
     annotation = desc.return_annotation
     if isinstance(annotation, oft.CallbackType):
+        instance = session.launch(desc, inputs, "future")
         as_local = not annotation.wants_numpy
 
         def register(callback):
             _register_callback(session, desc, instance, callback, as_local)
 
         return register
+    if annotation is inspect.Signature.empty and desc.output_structure is not None:
+        return _Future(session, desc, session.launch(desc, inputs, "future"))
+    # Blocking call; a job that returns nothing also completes here, so a failed watch callback
+    # in it is raised by this very call.
+    instance = session.launch(desc, inputs, "caller")
+    try:
+        instance.wait()
+    finally:
+        session.settle(instance)
     if annotation is inspect.Signature.empty:
         return _Future(session, desc, instance)
-    instance.wait()
     return _structure_results(desc.output_structure, instance.outputs(), False)

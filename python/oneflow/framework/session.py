@@ -6,10 +6,36 @@ have run is allowed: the runtime is stopped, the new function is traced, the Pla
 variables keep their values.
 """
 import atexit
+import contextlib
 import os
 import sys
+import threading
 
 from oneflow.framework import scope as scope_util
+
+
+_callback_state = threading.local()
+
+
+@contextlib.contextmanager
+def running_callback():
+    """Marks the current (runtime) thread as running a user callback while inside."""
+    previous = getattr(_callback_state, "active", False)
+    _callback_state.active = True
+    try:
+        yield
+    finally:
+        _callback_state.active = previous
+
+
+def check_not_in_callback(what):
+    """A callback runs on a runtime thread that the runtime needs back; waiting there for another
+    job (or for the session to stop) could never finish, so it is refused."""
+    if getattr(_callback_state, "active", False):
+        raise RuntimeError(
+            "%s is not allowed inside a watch or result callback: callbacks run on the runtime's "
+            "thread, which must return before any job can run or the session can stop" % what
+        )
 
 
 class SessionConfig:
@@ -31,7 +57,7 @@ class Session:
         self.functions = []  # FunctionDesc, in definition order
         self.tracing_job = None  # FunctionDesc being traced
         self.cpp = None
-        self.in_flight = []  # JobInstance handles not yet waited for
+        self.in_flight = []  # [JobInstance, owner]: calls whose completion nobody has seen yet
         self.pending_errors = []  # errors of asynchronous calls and callbacks
         self.watch_handlers = {}
         self.variables = {}  # name -> (shape, dtype) of every get_variable in this session
@@ -96,20 +122,33 @@ class Session:
         if desc.traced and self.cpp is not None and self.cpp.running:
             return
         cpp = self._ensure_cpp()
-        untraced = [f for f in self.functions if not f.traced and (f is desc or f.trace_error is None)]
+        # A function that failed to trace or start is parked (trace_error set) until it is
+        # called again itself, so it never breaks the other functions of the session.
+        desc.trace_error = None
+        untraced = [f for f in self.functions if not f.traced and f.trace_error is None]
         if cpp.running and untraced:
             self.sync()
             cpp.stop()
+        traced_now = []
         for function in untraced:
             try:
                 self._trace(function)
-            except Exception as error:  # recorded; raised when that function is called
+                traced_now.append(function)
+            except Exception as error:
                 function.trace_error = error
         if not cpp.running:
-            cpp.start()
+            try:
+                cpp.start()
+            except Exception as error:
+                # The new jobs cannot run (e.g. out of memory): drop them so the jobs that ran
+                # before keep working.
+                for function in traced_now:
+                    cpp.remove_job(function.name)
+                    function.traced = False
+                    function.trace_error = error
+                cpp.start()
         if desc.trace_error is not None:
-            error, desc.trace_error = desc.trace_error, None
-            raise error
+            raise desc.trace_error
 
     def _trace(self, desc):
         from oneflow.framework import function as function_util
@@ -130,21 +169,39 @@ class Session:
             self.scope = scope_util.ScopeStack()
 
     # ---- running ----
-    def launch(self, desc, inputs):
+    def launch(self, desc, inputs, owner):
+        """Starts one call. `owner` says who reports its error: "caller" (raised by the call
+        itself), "future" (raised by .get(), else by the next sync), "callback" (recorded by the
+        result callback)."""
         instance = self.cpp.launch(desc.name, inputs)
-        self.in_flight = [i for i in self.in_flight if not i.done()]
-        self.in_flight.append(instance)
+        self.in_flight = [entry for entry in self.in_flight if not entry[0].done()]
+        self.in_flight.append([instance, owner])
         return instance
 
+    def settle(self, instance, owner=None):
+        """Hands the reporting of the call's error to `owner` ("callback"), or, with no owner, to
+        the user who just waited for it: sync must not raise it again."""
+        if owner is None:
+            self.in_flight = [entry for entry in self.in_flight if entry[0] is not instance]
+        else:
+            for entry in self.in_flight:
+                if entry[0] is instance:
+                    entry[1] = owner
+
     def sync(self):
-        """Waits for every call in flight; raises the first error of an asynchronous call."""
+        """Waits for every call in flight; raises the first error nobody has reported yet."""
+        check_not_in_callback("flow.sync_default_session()")
+        self._wait_all()
+        self._raise_pending_errors()
+
+    def _wait_all(self):
         in_flight, self.in_flight = self.in_flight, []
-        for instance in in_flight:
+        for instance, owner in in_flight:
             try:
                 instance.wait()
             except Exception as error:
-                self.pending_errors.append(error)
-        self._raise_pending_errors()
+                if owner == "future":
+                    self.pending_errors.append(error)
 
     def _raise_pending_errors(self):
         if self.pending_errors:
@@ -156,7 +213,8 @@ class Session:
         handler, wants_numpy = self.watch_handlers[handler_id]
         from oneflow.framework.blob import as_local_blob
 
-        handler(array if wants_numpy else as_local_blob(array))
+        with running_callback():
+            handler(array if wants_numpy else as_local_blob(array))
 
     def add_watch_handler(self, handler, wants_numpy):
         handler_id = len(self.watch_handlers)
@@ -164,19 +222,17 @@ class Session:
         return handler_id
 
     def close(self):
+        """Waits for the calls in flight and stops the runtime. Returns the errors of calls that
+        nobody reported (a failed future never read, a failed result callback)."""
         if self.closed:
-            return
+            return []
         self.closed = True
-        errors = []
-        for instance in self.in_flight:
-            try:
-                instance.wait()
-            except Exception as error:  # the session is going away; nobody is left to tell
-                errors.append(error)
-        self.in_flight = []
+        self._wait_all()
         if self.cpp is not None:
             self.cpp.stop()
             self.cpp = None
+        errors, self.pending_errors = self.pending_errors, []
+        return errors
 
 
 class _DefaultSession:
@@ -192,10 +248,14 @@ def default_session():
 
 
 def clear_default_session():
-    """Closes the default session (waiting for running calls) and opens a fresh one."""
-    if _DefaultSession.session is not None:
-        _DefaultSession.session.close()
+    """Closes the default session (waiting for running calls) and opens a fresh one. An error of
+    an earlier asynchronous call that was never reported is raised here, after the new session
+    is in place, so it is not lost."""
+    check_not_in_callback("flow.clear_default_session()")
+    errors = _DefaultSession.session.close() if _DefaultSession.session is not None else []
     _DefaultSession.session = Session()
+    if errors:
+        raise errors[0]
 
 
 def sync_default_session():
@@ -205,4 +265,5 @@ def sync_default_session():
 @atexit.register
 def _close_at_exit():
     if _DefaultSession.session is not None:
-        _DefaultSession.session.close()
+        for error in _DefaultSession.session.close():
+            print("oneflow: unreported error of an asynchronous call: %r" % (error,), file=sys.stderr)

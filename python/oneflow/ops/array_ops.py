@@ -1,7 +1,9 @@
 """Array ops at the top level of flow: matmul, reshape, identity, cast, constant."""
+import numbers
+
 import numpy as np
 
-from oneflow.framework import dtypes
+from oneflow.framework import dtypes, shapes
 from oneflow.framework import op_builder
 
 
@@ -14,16 +16,13 @@ def matmul(a, b, transpose_a=False, transpose_b=False, alpha=1.0, name=None):
     op_builder.check_blob(b, "matmul", "b")
     return op_builder.add_single_output_op(
         "matmul", name, "Matmul", {"a": a, "b": b},
-        {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b), "alpha": float(alpha)},
+        {"transpose_a": transpose_a, "transpose_b": transpose_b, "alpha": alpha},
     )
 
 
 def reshape(x, shape, name=None):
     op_builder.check_blob(x, "reshape", "x")
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise TypeError("reshape: shape must be a sequence of ints, got %r" % (shape,))
+    shape = shapes.to_shape(shape, "reshape", allow_unknown=True)
     return op_builder.add_single_output_op("reshape", name, "Reshape", {"in": x}, {"shape": shape})
 
 
@@ -42,12 +41,17 @@ def cast(x, dtype, name=None):
 
 def constant(value, dtype=None, shape=None, name=None):
     dtype = dtypes.check(dtype if dtype is not None else dtypes.float32, "constant dtype")
-    if shape is None:
-        shape = (1,)
-    shape = tuple(int(d) for d in shape)
-    if not np.isscalar(value):
-        raise TypeError("flow.constant: value must be a scalar, got %r" % (value,))
+    shape = (1,) if shape is None else shapes.to_shape(shape, "flow.constant")
+    if not isinstance(value, (numbers.Number, np.number)) or isinstance(value, (bool, complex)):
+        raise TypeError("flow.constant: value must be a real scalar number, got %r" % (value,))
     is_floating = dtype in (dtypes.float32, dtypes.float64)
+    if not is_floating:
+        if not shapes.is_int(value) and value != int(value):
+            raise ValueError("flow.constant: value %r is not an integer, dtype is %s" % (value, dtype.name))
+        limits = np.iinfo(dtype.numpy_dtype)
+        if not limits.min <= int(value) <= limits.max:
+            raise ValueError("flow.constant: value %r is out of range [%d, %d] of %s"
+                             % (value, limits.min, limits.max, dtype.name))
     attrs = {
         "dtype": dtype.value,
         "shape": shape,

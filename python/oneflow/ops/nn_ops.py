@@ -1,5 +1,5 @@
 """flow.nn ops."""
-from oneflow.framework import op_builder
+from oneflow.framework import op_builder, shapes
 
 
 def relu(x, name=None):
@@ -25,6 +25,11 @@ def bias_add(value, bias, data_format=None, name=None):
 def softmax(logits, axis=None, name=None):
     op_builder.check_blob(logits, "softmax", "logits")
     rank = len(logits.shape)
+    if axis is not None:
+        if not shapes.is_int(axis):
+            raise TypeError("softmax: axis must be an int, got %r" % (axis,))
+        if not -rank <= axis < rank:
+            raise ValueError("softmax: axis %d is out of range for a blob of shape %r" % (axis, logits.shape))
     if axis is not None and axis % rank != rank - 1:
         from oneflow.ops import array_ops
 

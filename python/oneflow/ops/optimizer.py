@@ -1,10 +1,14 @@
 """flow.optimizer: SGD (with momentum) and the piecewise constant learning-rate schedule."""
-from oneflow.framework import op_builder
+from oneflow.framework import op_builder, shapes
 from oneflow.framework.blob import LazyBlob
 
 
 class PiecewiseConstantScheduler:
     def __init__(self, boundaries, values, warmup=None):
+        if not all(shapes.is_int(b) for b in boundaries):
+            raise TypeError("PiecewiseConstantScheduler: boundaries must be ints, got %r" % (boundaries,))
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise TypeError("PiecewiseConstantScheduler: values must be numbers, got %r" % (values,))
         boundaries = [int(b) for b in boundaries]
         values = [float(v) for v in values]
         if len(values) != len(boundaries) + 1:
@@ -32,6 +36,8 @@ class SGD:
             raise NotImplementedError("gradient clipping and loss-scale policies arrive later")
         if momentum is None:
             momentum = 0.0
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+            raise TypeError("SGD: momentum must be a number, got %r" % (momentum,))
         if momentum < 0:
             raise ValueError("SGD: momentum must be >= 0, got %r" % (momentum,))
         self.lr_scheduler = lr_scheduler

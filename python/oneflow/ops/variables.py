@@ -1,7 +1,7 @@
 """flow.get_variable: a persistent blob owned by the session, shared by name across jobs."""
 import zlib
 
-from oneflow.framework import dtypes
+from oneflow.framework import dtypes, shapes
 from oneflow.framework import op_builder
 from oneflow.ops import initializers
 
@@ -15,10 +15,7 @@ def get_variable(
         raise ValueError("get_variable: name must be a non-empty string, got %r" % (name,))
     if shape is None:
         raise ValueError("get_variable %r: shape is required" % name)
-    try:
-        shape = tuple(int(d) for d in shape)
-    except TypeError:
-        raise TypeError("get_variable %r: shape must be a tuple of ints, got %r" % (name, shape))
+    shape = shapes.to_shape(shape, "get_variable %r" % name)
     dtype = dtypes.check(dtype, "get_variable %r dtype" % name)
     full_name = session.scope.full_name(name)
     known = session.variables.get(full_name)

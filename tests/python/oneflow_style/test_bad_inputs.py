@@ -1330,44 +1330,9 @@ def _all_results():
         return _results
 
 
-# Framework bugs found by this sweep (see the report); the assertions stay, strict xfail.
-_STALE = ("an error already raised by a call stays pending and is raised again by the next sync, i.e. by the first call of any job defined afterwards")
-_OOM = ("a job whose buffers cannot be allocated poisons the session: every job defined later in the same session raises the same out-of-memory error")
-XFAIL = {
-    # hangs (most severe)
-    "clear_session_inside_callback": "flow.clear_default_session() inside a watch callback "
-                                     "deadlocks (hang) instead of raising",
-    "call_job_inside_callback": "calling a global function inside a watch callback deadlocks",
-    # silent garbage
-    "softmax_axis_out_of_range": "softmax(axis=2) on a 2-D blob is silently computed on axis 0",
-    "softmax_negative_axis_out_of_range": "softmax(axis=-3) on a 2-D blob silently returns junk",
-    "constant_int_overflow": "flow.constant(2**40, dtype=int32) silently gives 0",
-    "relu_propagates_nan": "relu(NaN) gives 0 (numpy/torch give NaN)",
-    "function_config_dtype_string_float": 'FunctionConfig.default_data_type("float") means '
-                                          "float64, but flow.float is float32",
-    "cast_dtype_none": "flow.cast(x, None) silently casts to float64",
-    "placeholder_dtype_none": "Placeholder(dtype=None) silently becomes float64",
-    "reshape_shape_float": "reshape to (2.9, 4) silently truncates to (2, 4)",
-    "placeholder_shape_float": "Placeholder((2.9, 3)) silently truncates to (2, 3)",
-    "matmul_transpose_flag_string": 'matmul(transpose_a="yes") accepted (any truthy object; '
-                                    '"False" means True)',
-    "matmul_alpha_string": 'matmul(alpha="2") accepted silently',
-    "bad_return_annotation": "an unsupported return annotation (-> int) is ignored",
-    # stale errors / poisoned sessions
-    "sparse_ce_label_out_of_range": _STALE,
-    "sparse_ce_negative_label": _STALE,
-    "sparse_ce_huge_label_in_train_job": _STALE,
-    "watch_handler_wrong_arity": _STALE,
-    "future_get_twice_after_handler_error": _STALE,
-    "huge_placeholder": _OOM,
-    "huge_variable": _OOM,
-    "huge_matmul_result": _OOM,
-    # uninformative messages
-    "reshape_shape_string": "reshape(x, 'abc'): \"invalid literal for int()\" names no op",
-    "placeholder_shape_string": "Placeholder('abc'): \"invalid literal for int()\" names nothing",
-    "constant_string_value": "constant('abc'): \"could not convert string to float\" names no op",
-    "sgd_momentum_string": "SGD(momentum='0.9'): \"'<' not supported between str and int\"",
-}
+# Framework bugs this sweep found are fixed; a case that regresses is listed here with the bug
+# (strict xfail, the assertion stays).
+XFAIL = {}
 
 
 def _params():

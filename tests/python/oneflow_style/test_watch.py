@@ -95,9 +95,6 @@ class TestWatch(flow.unittest.TestCase):
         with test_case.assertRaises(AssertionError):
             Job(np.zeros(2, np.float32))
 
-    @pytest.mark.xfail(strict=True, raises=AssertionError,
-                       reason="BUG: a callback error already raised by the call is raised a second "
-                              "time by the next sync (late-defined job / sync_default_session)")
     def test_callback_error_raised_once_then_session_works(test_case):
         flow.clear_default_session()
 

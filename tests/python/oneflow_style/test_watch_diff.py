@@ -92,10 +92,6 @@ class TestWatchDiff(flow.unittest.TestCase):
         test_case.assertTrue(np.allclose(got["d"], 6 * x))
         test_case.assertTrue(np.allclose(test_global_storage.Get("y_diff"), 3.0))
 
-    @pytest.mark.xfail(strict=True, raises=AssertionError,
-                       reason="BUG: a job without return values returns a future; a failing "
-                              "callback's error is dropped by clear_default_session, so the "
-                              "test would pass silently")
     def test_failed_assert_in_diff_callback_surfaces(test_case):
         flow.clear_default_session()
 
