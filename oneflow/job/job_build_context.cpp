@@ -182,8 +182,18 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
     def.sbp(sbp_context);
     for (const auto& entry : conf.input()) {
       for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+        // The hint is how the producer laid the blob out (its chosen signature).
+        const std::string& lbn = entry.second.value(i);
+        std::string producer_name, producer_key;
+        ParseLbn(lbn, &producer_name, &producer_key);
+        const auto& producer_sbp = Op(producer_name).sbp_signature().argument_to_sbp();
         SbpInputHint hint;
-        hint.producer_sbp.mutable_broadcast_parallel();
+        auto found = producer_sbp.find(producer_key);
+        if (found != producer_sbp.end()) {
+          hint.producer_sbp = found->second;
+        } else {
+          hint.producer_sbp.mutable_broadcast_parallel();
+        }
         hint.logical_desc = inputs[ArgumentKey(entry.first, i)];
         hints[ArgumentKey(entry.first, i)] = hint;
       }
