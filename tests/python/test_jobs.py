@@ -222,3 +222,33 @@ def test_future_async_get():
     flow.sync_default_session()
     np.testing.assert_allclose(received[0].numpy(), X - 1)
     np.testing.assert_allclose(future.get().numpy(), X - 1)  # get() may follow async_get
+
+
+def test_calls_from_several_python_threads():
+    """Tracing, recompiling and launching are serialised; results go to the right caller."""
+    import threading
+
+    @flow.global_function()
+    def double(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        return x * 2
+
+    @flow.global_function()
+    def triple(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        return x * 3
+
+    failures = []
+
+    def worker(index):
+        job, factor = (double, 2) if index % 2 == 0 else (triple, 3)
+        for step in range(20):
+            value = np.full(3, index * 100 + step, np.float32)
+            result = job(value)
+            if not np.array_equal(result, value * factor):
+                failures.append((index, step, result))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []

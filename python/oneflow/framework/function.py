@@ -267,22 +267,25 @@ def _call(session, desc, args, kwargs):
     from oneflow import typing as oft
 
     session_util.check_not_in_callback("calling global function %r" % desc.name)
-    session.ensure_compiled(desc)
-    inputs = _inputs(desc, args, kwargs)
     annotation = desc.return_annotation
+    with session.lock:
+        session.ensure_compiled(desc)
+        inputs = _inputs(desc, args, kwargs)
+        # Known after tracing: a job returning nothing completes at its call.
+        blocking = not isinstance(annotation, oft.CallbackType) and (
+            annotation is not inspect.Signature.empty or desc.output_structure is None)
+        instance = session.launch(desc, inputs, "caller" if blocking else "future")
     if isinstance(annotation, oft.CallbackType):
-        instance = session.launch(desc, inputs, "future")
         as_local = not annotation.wants_numpy
 
         def register(callback):
             _register_callback(session, desc, instance, callback, as_local)
 
         return register
-    if annotation is inspect.Signature.empty and desc.output_structure is not None:
-        return _Future(session, desc, session.launch(desc, inputs, "future"))
+    if not blocking:
+        return _Future(session, desc, instance)
     # Blocking call; a job that returns nothing also completes here, so a failed watch callback
     # in it is raised by this very call.
-    instance = session.launch(desc, inputs, "caller")
     try:
         instance.wait()
     finally:

@@ -61,6 +61,9 @@ class Session:
         self.pending_errors = []  # errors of asynchronous calls and callbacks
         self.watch_handlers = {}
         self.variables = {}  # name -> (shape, dtype) of every get_variable in this session
+        # Serialises tracing, (re)starting and launching between Python threads; waiting for a
+        # call's result happens outside it.
+        self.lock = threading.RLock()
         self._gpu_note_printed = False
         self.closed = False
 
@@ -224,13 +227,14 @@ class Session:
     def close(self):
         """Waits for the calls in flight and stops the runtime. Returns the errors of calls that
         nobody reported (a failed future never read, a failed result callback)."""
-        if self.closed:
-            return []
-        self.closed = True
-        self._wait_all()
-        if self.cpp is not None:
-            self.cpp.stop()
-            self.cpp = None
+        with self.lock:
+            if self.closed:
+                return []
+            self.closed = True
+            self._wait_all()
+            if self.cpp is not None:
+                self.cpp.stop()
+                self.cpp = None
         errors, self.pending_errors = self.pending_errors, []
         return errors
 
