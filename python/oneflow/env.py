@@ -69,6 +69,3 @@ def enable_eager_execution(enabled=True):
 def eager_execution_enabled():
     return False
 
-
-def check_lazy_mode():
-    pass

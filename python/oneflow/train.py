@@ -12,5 +12,3 @@ class CheckPoint:
     def load(self, path):
         raise NotImplementedError("loading checkpoints (CheckPoint.load) arrives in a later version")
 
-
-SimpleCheckPointManager = None

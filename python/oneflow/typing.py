@@ -64,5 +64,3 @@ class Bundle:
     def __class_getitem__(cls, inner):
         return inner
 
-
-Dict = dict

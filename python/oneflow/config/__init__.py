@@ -58,8 +58,7 @@ reserved_host_mem_mbyte = _ignored
 collect_act_event = _ignored
 enable_tensor_float_32_compute = _ignored
 enable_mem_chain_merge = _ignored
-load_library = None
 
 
-def load_library(path):  # noqa: F811
+def load_library(path):
     raise NotImplementedError("custom op libraries (flow.config.load_library) are not supported yet")

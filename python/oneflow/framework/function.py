@@ -75,9 +75,6 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
         raise TypeError("function_config must be a flow.FunctionConfig")
 
     def decorator(func):
-        from oneflow import env
-
-        env.check_lazy_mode()
         desc = FunctionDesc(func, type, function_config)
         _check_return_annotation(desc)
         session = session_util.default_session()
