@@ -1,5 +1,7 @@
 #include "oneflow/job/job_build_context.h"
 
+#include "oneflow/framework/kernel_registry.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -78,13 +80,15 @@ TEST(JobBuildContext, SeveralDevicesAreNotImplementedYet) {
   EXPECT_NE(text.find("2 devices"), std::string::npos) << text;
 }
 
-TEST(KernelRegistry, MissingDtypeIsNamed) {
-  JobBuildContext job(test::MakeJobConf("job", false));
-  std::string x = test::AddInput(job, "x", Shape({2}), kInt8);
+TEST(KernelRegistry, MissingDtypeIsNotImplementedAndNamesOpDeviceAndDtypes) {
   ErrorKind kind;
   std::string text = ErrorText(
-      [&] { job.AddOp(OpConfBuilder("softmax", "sm").Input("in", x).Build()); }, &kind);
-  EXPECT_TRUE(text.find("sm") != std::string::npos) << text;
+      [] { KernelRegistry::Instance().Get("my_relu", "relu", "cpu", kInt8); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::kNotImplemented);
+  EXPECT_NE(text.find("no CPU kernel for op 'my_relu' (relu) with dtype int8"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("registered dtypes: float32, float64"), std::string::npos) << text;
+  EXPECT_TRUE(KernelRegistry::Instance().Has("relu", "cpu", kFloat));
 }
 
 }  // namespace
