@@ -241,3 +241,22 @@ def test_future_get_twice_after_a_handler_exception():
     assert "get raised 0" in result.stdout, result.stdout + result.stderr
     assert result.returncode == 0, result.stderr
     assert "get raised 1" in result.stdout
+
+
+@pytest.mark.parametrize("expression", [lambda x: x * 0.5, lambda x: x + 0.25, lambda x: x / 2])
+def test_integer_blob_with_fractional_scalar_is_a_type_error(expression):
+    """An int blob times 0.5 must not silently truncate the scalar to 0."""
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,), dtype=flow.int32)) -> tp.Numpy:
+        return expression(x)
+
+    with pytest.raises(TypeError, match="int32"):
+        job(np.arange(3, dtype=np.int32))
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def fine(x: tp.Numpy.Placeholder((3,), dtype=flow.int32)) -> tp.Numpy:
+        return x * 2.0 + 1
+
+    np.testing.assert_array_equal(fine(np.arange(3, dtype=np.int32)), [1, 3, 5])

@@ -9,7 +9,14 @@ def _unary(op_type, x, name, prefix, output="y", input_name="x"):
     return op_builder.add_single_output_op(op_type, name, prefix, {input_name: x}, output=output)
 
 
+_FLOATING = (dtypes.float32, dtypes.float64)
+
+
 def _scalar_op(op_type, x, operand, name=None):
+    if x.dtype not in _FLOATING and float(operand) != int(operand):
+        raise TypeError(
+            "%s: the blob is %s but the scalar %r is not an integer; cast the blob to a float "
+            "type first (flow.cast)" % (op_type, x.dtype.name, operand))
     return op_builder.add_single_output_op(
         op_type, name, "ScalarOp", {"in": x}, {"operand": float(operand)}
     )
@@ -64,6 +71,9 @@ def divide(x, y, name=None):
                 "broadcast_div", name, "BroadcastDiv",
                 {"x": scalar_constant_like(scalar, blob), "y": blob}, output="z",
             )
+        if blob.dtype not in _FLOATING:
+            raise TypeError("divide: dividing a %s blob by a scalar is not supported; cast the "
+                            "blob to a float type first (flow.cast)" % blob.dtype.name)
         if scalar == 0:
             raise ZeroDivisionError("flow.math.divide: division of a blob by the scalar 0")
         return _scalar_op("scalar_mul", blob, 1.0 / scalar, name)

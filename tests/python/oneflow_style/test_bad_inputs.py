@@ -799,7 +799,7 @@ def nan_in_training_does_not_crash():
     assert np.all(np.isnan(out)), out
 
 
-@case("ZeroDivisionError", "ValueError", "RuntimeError", words=["zero", "divi"],
+@case("ZeroDivisionError", "ValueError", "RuntimeError", "TypeError", words=["zero", "divi"],
       allow_success=True)
 def int_divide_by_zero_scalar():
     out = run_job(lambda a: a / 0, P((3,), flow.int32),
