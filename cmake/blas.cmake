@@ -1,9 +1,25 @@
-# OpenBLAS for matrix products (target oneflow_blas), and the vector-unit flags for kernels.
-find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
-find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+# OpenBLAS for matrix products (target oneflow_blas) and the vector-unit flags for kernels.
+#
+# Debian's OpenMP build of OpenBLAS is preferred: it is the build PyTorch's baseline is fastest
+# with, so benchmarks compare both frameworks on the same BLAS (our MLP measured the same with
+# either build, 19-25k samples/s at 2 threads on 2 cores, within noise). Kernels' ParallelFor
+# keeps its own small pool (device/cpu_stream.cpp) whose workers sleep when idle: running it on
+# OpenMP as well was 2x slower, because OpenMP's idle threads spin against the actor and Python
+# threads. ONEFLOW_BLAS_VARIANT=default links whatever libopenblas the system's alternatives
+# select. (A process that also loads PyTorch uses whichever libopenblas.so.0 was loaded first.)
+set(ONEFLOW_BLAS_VARIANT "openmp" CACHE STRING "openmp or default")
+find_path(OPENBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread
+          x86_64-linux-gnu/openblas-openmp)
 if(NOT OPENBLAS_INCLUDE_DIR)
   message(FATAL_ERROR "cblas.h not found: install libopenblas-dev (scripts/install_deps.sh)")
 endif()
+set(openblas_openmp /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/openblas-openmp/libopenblas.so.0)
+if(ONEFLOW_BLAS_VARIANT STREQUAL "openmp" AND EXISTS ${openblas_openmp})
+  set(OPENBLAS_LIBRARY ${openblas_openmp})
+else()
+  find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
+endif()
+message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY}")
 add_library(oneflow_blas INTERFACE)
 target_include_directories(oneflow_blas INTERFACE ${OPENBLAS_INCLUDE_DIR})
 target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY})
