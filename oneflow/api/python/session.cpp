@@ -155,7 +155,7 @@ void BindSession(py::module_& module) {
       .def("set_train_conf",
            [](Session& session, const std::vector<std::string>& loss_lbns,
               const std::vector<int64_t>& boundaries, const std::vector<double>& values,
-              double momentum, double loss_scale_factor) {
+              const std::string& optimizer, const py::dict& params, double loss_scale_factor) {
              JobConf& conf = session.CurrentJob().mutable_job_conf();
              if (!conf.is_train()) {
                throw Error(ErrorKind::kValue)
@@ -174,7 +174,20 @@ void BindSession(py::module_& module) {
              auto* schedule = train->mutable_learning_rate()->mutable_piecewise_constant();
              for (int64_t boundary : boundaries) { schedule->add_boundaries(boundary); }
              for (double value : values) { schedule->add_values(value); }
-             train->mutable_sgd()->set_momentum(momentum);
+             auto param = [&](const char* name) { return params[name].cast<double>(); };
+             if (optimizer == "sgd") {
+               train->mutable_sgd()->set_momentum(param("momentum"));
+             } else if (optimizer == "adam") {
+               AdamConf* adam = train->mutable_adam();
+               adam->set_beta1(param("beta1"));
+               adam->set_beta2(param("beta2"));
+               adam->set_epsilon(param("epsilon"));
+               adam->set_weight_decay(param("weight_decay"));
+               adam->set_do_bias_correction(params["do_bias_correction"].cast<bool>());
+             } else {
+               throw Error(ErrorKind::kNotImplemented) << "optimizer '" << optimizer
+                                                       << "' is not supported";
+             }
              train->set_loss_scale_factor(loss_scale_factor);
            })
       .def("add_diff_watch",

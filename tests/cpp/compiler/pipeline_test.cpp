@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/job/job_graph.h"
 #include "tests/cpp/test_jobs.h"
@@ -62,6 +64,26 @@ TEST(Pipeline, MomentumBufferIsAVariable) {
   const OperatorConf* update = FindOpOfType(job.job(), "momentum_update");
   ASSERT_NE(update, nullptr);
   EXPECT_EQ(InputLbn(*update, "momentum"), "v-momentum/out_0");
+}
+
+TEST(Pipeline, AdamStateVariablesAndTrainStepOrdering) {
+  JobBuildContext job = MakeTrainJob(0.0);
+  AdamConf* adam = job.mutable_job_conf().mutable_train_conf()->mutable_adam();
+  adam->set_beta1(0.9);
+  adam->set_beta2(0.999);
+  adam->set_epsilon(1e-8);
+  adam->set_do_bias_correction(true);
+  CompleteJob(job);
+  EXPECT_TRUE(job.HasOp("v-m"));
+  EXPECT_TRUE(job.HasOp("v-v"));
+  const OperatorConf* update = FindOpOfType(job.job(), "adam_update");
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(InputLbn(*update, "train_step"), "System-Train-TrainStep-train/out_0");
+  // The step counter advances only after the update has read it.
+  const OperatorConf* increment = FindOpOfType(job.job(), "increment_counter");
+  ASSERT_NE(increment, nullptr);
+  const auto& controls = increment->control_input();
+  EXPECT_NE(std::find(controls.begin(), controls.end(), update->name()), controls.end());
 }
 
 TEST(Pipeline, LossWithoutVariableIsAClearError) {

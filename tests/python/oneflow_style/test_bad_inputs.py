@@ -1239,14 +1239,9 @@ def eager_mode():
     run_job(lambda a: a + 1, P((3,)))
 
 
-@case("NotImplementedError", words=_later + ["adam"])
-def adam_optimizer():
-    def body(a):
-        loss = trainable_x(a)
-        flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
-        return loss
-
-    run_job(body, P((3,)), type="train")
+@case("ValueError", words=["beta1"])
+def adam_beta_out_of_range():
+    flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), beta1=1.5)
 
 
 @case("NotImplementedError", words=_later + ["rmsprop"])
