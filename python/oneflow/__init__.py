@@ -20,7 +20,7 @@ from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,
-    truncated_normal_initializer, variance_scaling_initializer, xavier_normal_initializer,
+    truncated_normal, truncated_normal_initializer, variance_scaling_initializer, xavier_normal_initializer,
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401

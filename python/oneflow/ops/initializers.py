@@ -50,6 +50,11 @@ _MODES = {"fan_in": 0, "fan_out": 1, "fan_avg": 2}
 _DISTRIBUTIONS = {"truncated_normal": 0, "random_normal": 1, "random_uniform": 2}
 
 
+def truncated_normal(stddev=1.0):
+    """OneFlow 0.3's shorthand: a truncated normal initializer with mean 0."""
+    return truncated_normal_initializer(0.0, stddev)
+
+
 def variance_scaling_initializer(
     scale=1.0, mode="fan_in", distribution="truncated_normal", data_format="", seed=None
 ):
