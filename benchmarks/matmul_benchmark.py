@@ -12,17 +12,13 @@ Prints one JSON line per case and thread count:
 Run: .venv/bin/python benchmarks/matmul_benchmark.py [--threads 1 2] [--openblas openmp]
 Timing only; nothing here is asserted (see benchmarks/README.md).
 """
-import argparse
 import json
-import os
-import subprocess
-import sys
-import time
 
 import numpy as np
 
+import side_by_side
+
 CASES = [(64, 784, 512), (512, 512, 512)]  # (m, k, n): (m x k) @ (k x n)
-OPENBLAS_OPENMP_DIR = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 
 def case_name(m, k, n):
@@ -34,15 +30,6 @@ def operands(m, k, n):
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     return a, b
-
-
-def seconds_per_call(call, warmup, iterations):
-    for _ in range(warmup):
-        call()
-    start = time.perf_counter()
-    for _ in range(iterations):
-        call()
-    return (time.perf_counter() - start) / iterations
 
 
 def oneflow_seconds(m, k, n, threads, warmup, iterations):
@@ -65,43 +52,16 @@ def oneflow_seconds(m, k, n, threads, warmup, iterations):
     expected = a.astype(np.float64) @ b.astype(np.float64)
     if not np.allclose(result, expected, rtol=1e-3, atol=1e-3):
         raise RuntimeError("flow.matmul disagrees with numpy for %s" % case_name(m, k, n))
-    return seconds_per_call(lambda: matmul_job(a, b), warmup, iterations)
+    return side_by_side.seconds_per_call(lambda: matmul_job(a, b), warmup, iterations)
 
 
 def numpy_seconds(m, k, n, warmup, iterations):
     a, b = operands(m, k, n)
-    return seconds_per_call(lambda: np.dot(a, b), warmup, iterations)
-
-
-def run_side(side, threads, args):
-    """One (framework, thread count) in a fresh process, so that one side's BLAS thread setting
-    (ours calls openblas_set_num_threads; numpy reads OPENBLAS_NUM_THREADS at load) never
-    leaks into the other's measurement."""
-    command = [
-        sys.executable, os.path.abspath(__file__), "--side", side, "--threads", str(threads),
-        "--warmup", str(args.warmup), "--iterations", str(args.iterations),
-    ]
-    environment = dict(os.environ)
-    environment["OPENBLAS_NUM_THREADS"] = str(threads)
-    environment["OMP_NUM_THREADS"] = str(threads)
-    if args.openblas == "openmp":
-        environment["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP_DIR + (
-            ":" + environment["LD_LIBRARY_PATH"] if environment.get("LD_LIBRARY_PATH") else ""
-        )
-    completed = subprocess.run(command, env=environment, stdout=subprocess.PIPE, check=True)
-    return json.loads(completed.stdout.decode().strip().splitlines()[-1])
+    return side_by_side.seconds_per_call(lambda: np.dot(a, b), warmup, iterations)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--iterations", type=int, default=200)
-    parser.add_argument(
-        "--openblas", choices=["default", "openmp"], default="default",
-        help="openmp: load Debian's OpenMP build of OpenBLAS (" + OPENBLAS_OPENMP_DIR + ")",
-    )
-    parser.add_argument("--side", choices=["oneflow", "numpy"], help=argparse.SUPPRESS)
+    parser = side_by_side.make_parser(__doc__.split("\n")[0], ["oneflow", "numpy"])
     args = parser.parse_args()
 
     if args.side is not None:
@@ -117,8 +77,8 @@ def main():
         return
 
     for threads in args.threads:
-        ours = run_side("oneflow", threads, args)
-        theirs = run_side("numpy", threads, args)
+        ours = side_by_side.run_side(__file__, "oneflow", threads, args)
+        theirs = side_by_side.run_side(__file__, "numpy", threads, args)
         for m, k, n in CASES:
             name = case_name(m, k, n)
             flops = 2.0 * m * k * n

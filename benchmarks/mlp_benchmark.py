@@ -13,14 +13,12 @@ Run: .venv/bin/python benchmarks/mlp_benchmark.py [--threads 1 2] [--warmup 20] 
      [--openblas openmp]
 Timing only; nothing here is asserted (see benchmarks/README.md).
 """
-import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
+
+import side_by_side
 
 BATCH = 64
 IN_FEATURES = 784
@@ -28,7 +26,6 @@ HIDDEN = 512
 CLASSES = 10
 LEARNING_RATE = 0.01
 MOMENTUM = 0.9
-OPENBLAS_OPENMP_DIR = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 
 def random_batch(seed):
@@ -67,16 +64,6 @@ def make_oneflow_train_job(threads):
     return mlp_train_job
 
 
-def time_calls(step, warmup, iterations):
-    """Seconds per call of step() after `warmup` untimed calls."""
-    for _ in range(warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(iterations):
-        step()
-    return (time.perf_counter() - start) / iterations
-
-
 def oneflow_seconds_per_iteration(threads, warmup, iterations):
     """Returns (seconds per steady-state iteration, seconds of the first call)."""
     images, labels = random_batch(0)
@@ -84,7 +71,7 @@ def oneflow_seconds_per_iteration(threads, warmup, iterations):
     start = time.perf_counter()
     job(images, labels)  # traces, compiles the Plan, starts the runtime, runs one iteration
     first_call = time.perf_counter() - start
-    per_iteration = time_calls(lambda: job(images, labels), warmup, iterations)
+    per_iteration = side_by_side.seconds_per_call(lambda: job(images, labels), warmup, iterations)
     return per_iteration, first_call
 
 
@@ -111,42 +98,11 @@ def torch_seconds_per_iteration(threads, warmup, iterations):
         optimizer.step()
         return loss.item()  # like ours, bring the loss back to the host every iteration
 
-    return time_calls(step, warmup, iterations)
-
-
-def run_side(side, threads, args):
-    """Runs one framework at one thread count in a child process; returns its JSON result.
-
-    A fresh process per case keeps BLAS thread settings from leaking from one case into the
-    next. Both sides get OPENBLAS_NUM_THREADS/OMP_NUM_THREADS = threads: torch.set_num_threads
-    does not bound the pthreads OpenBLAS that Debian's PyTorch calls (at "1 thread" it used
-    1.7 cores here), so without it the comparison would not be on the same cores.
-    """
-    command = [
-        sys.executable, os.path.abspath(__file__), "--side", side, "--threads", str(threads),
-        "--warmup", str(args.warmup), "--iterations", str(args.iterations),
-    ]
-    environment = dict(os.environ)
-    environment["OPENBLAS_NUM_THREADS"] = str(threads)
-    environment["OMP_NUM_THREADS"] = str(threads)
-    if args.openblas == "openmp":
-        environment["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP_DIR + (
-            ":" + environment["LD_LIBRARY_PATH"] if environment.get("LD_LIBRARY_PATH") else ""
-        )
-    completed = subprocess.run(command, env=environment, stdout=subprocess.PIPE, check=True)
-    return json.loads(completed.stdout.decode().strip().splitlines()[-1])
+    return side_by_side.seconds_per_call(step, warmup, iterations)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--iterations", type=int, default=200)
-    parser.add_argument(
-        "--openblas", choices=["default", "openmp"], default="default",
-        help="openmp: load Debian's OpenMP build of OpenBLAS (" + OPENBLAS_OPENMP_DIR + ")",
-    )
-    parser.add_argument("--side", choices=["oneflow", "torch"], help=argparse.SUPPRESS)
+    parser = side_by_side.make_parser(__doc__.split("\n")[0], ["oneflow", "torch"])
     args = parser.parse_args()
 
     if args.side == "oneflow":
@@ -162,8 +118,8 @@ def main():
 
     session_start = None
     for threads in args.threads:
-        ours = run_side("oneflow", threads, args)
-        theirs = run_side("torch", threads, args)
+        ours = side_by_side.run_side(__file__, "oneflow", threads, args)
+        theirs = side_by_side.run_side(__file__, "torch", threads, args)
         if session_start is None:
             session_start = ours["first_call"] - ours["seconds_per_iteration"]
         ours, theirs = ours["seconds_per_iteration"], theirs["seconds_per_iteration"]
