@@ -16,30 +16,40 @@ bool KernelInitContext::Has(const std::string& argument, int64_t index) const {
   return blob_descs_.count(ArgumentKey(argument, index)) > 0;
 }
 
+int64_t KernelContext::Find(const std::string& argument, int64_t index, bool is_input) const {
+  for (size_t position = 0; position < slots_.size(); ++position) {
+    const Slot& slot = slots_[position];
+    if (slot.index == index && slot.is_input == is_input && slot.argument == argument) {
+      return static_cast<int64_t>(position);
+    }
+  }
+  return -1;
+}
+
 const Blob& KernelContext::Input(const std::string& argument, int64_t index) const {
-  auto it = inputs_.find(ArgumentKey(argument, index));
-  OF_CHECK(it != inputs_.end()) << "kernel has no input '" << argument << "' index " << index;
-  return it->second;
+  const int64_t position = Find(argument, index, true);
+  OF_CHECK(position >= 0) << "kernel has no input '" << argument << "' index " << index;
+  return slots_[position].blob;
 }
 
 Blob& KernelContext::MutableInput(const std::string& argument, int64_t index) {
-  auto it = inputs_.find(ArgumentKey(argument, index));
-  OF_CHECK(it != inputs_.end()) << "kernel has no input '" << argument << "' index " << index;
-  return it->second;
+  const int64_t position = Find(argument, index, true);
+  OF_CHECK(position >= 0) << "kernel has no input '" << argument << "' index " << index;
+  return slots_[position].blob;
 }
 
 Blob& KernelContext::Output(const std::string& argument, int64_t index) {
-  auto it = outputs_.find(ArgumentKey(argument, index));
-  OF_CHECK(it != outputs_.end()) << "kernel has no output '" << argument << "' index " << index;
-  return it->second;
+  const int64_t position = Find(argument, index, false);
+  OF_CHECK(position >= 0) << "kernel has no output '" << argument << "' index " << index;
+  return slots_[position].blob;
 }
 
 bool KernelContext::HasInput(const std::string& argument, int64_t index) const {
-  return inputs_.count(ArgumentKey(argument, index)) > 0;
+  return Find(argument, index, true) >= 0;
 }
 
 bool KernelContext::HasOutput(const std::string& argument, int64_t index) const {
-  return outputs_.count(ArgumentKey(argument, index)) > 0;
+  return Find(argument, index, false) >= 0;
 }
 
 int64_t KernelContext::InputCount(const std::string& argument) const {
@@ -48,8 +58,13 @@ int64_t KernelContext::InputCount(const std::string& argument) const {
   return count;
 }
 
-void KernelContext::SetBlob(const std::string& key, Blob blob, bool is_input) {
-  (is_input ? inputs_ : outputs_)[key] = std::move(blob);
+int64_t KernelContext::AddBlob(const std::string& key, Blob blob, bool is_input) {
+  const size_t underscore = key.rfind('_');
+  OF_CHECK(underscore != std::string::npos && underscore + 1 < key.size())
+      << "malformed argument key '" << key << "'";
+  slots_.push_back(Slot{key.substr(0, underscore), std::stoll(key.substr(underscore + 1)),
+                        is_input, std::move(blob)});
+  return static_cast<int64_t>(slots_.size()) - 1;
 }
 
 }  // namespace oneflow

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "oneflow/framework/attr.h"
 #include "oneflow/framework/blob.h"
@@ -65,15 +66,26 @@ class KernelContext {
   JobInstance* job_instance() const { return job_instance_; }
   const WatchHandler& watch_handler() const { return *watch_handler_; }
 
-  // Set up by the actor that owns the kernel.
-  void SetBlob(const std::string& key, Blob blob, bool is_input);
+  // Set up once by the actor that owns the kernel: one slot per argument key ("a_0"), whose
+  // position is then used to point the slot at each iteration's memory.
+  int64_t AddBlob(const std::string& key, Blob blob, bool is_input);
+  void SetBlobData(int64_t position, void* data) { slots_[position].blob.set_data(data); }
   void set_stream(Stream* stream) { stream_ = stream; }
   void set_job_instance(JobInstance* instance) { job_instance_ = instance; }
   void set_watch_handler(const WatchHandler* handler) { watch_handler_ = handler; }
 
  private:
-  std::map<std::string, Blob> inputs_;
-  std::map<std::string, Blob> outputs_;
+  struct Slot {
+    std::string argument;
+    int64_t index;
+    bool is_input;
+    Blob blob;
+  };
+  // Few slots per kernel: a linear scan without building key strings beats a map per call.
+  // Position of the slot, or -1.
+  int64_t Find(const std::string& argument, int64_t index, bool is_input) const;
+
+  std::vector<Slot> slots_;
   Stream* stream_ = nullptr;
   JobInstance* job_instance_ = nullptr;
   const WatchHandler* watch_handler_ = nullptr;

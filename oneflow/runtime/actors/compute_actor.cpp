@@ -28,15 +28,14 @@ class ComputeActor final : public Actor {
       slot.kernel = factory(*slot.init_context);
       slot.context.set_stream(context.stream);
       slot.context.set_watch_handler(context.watch_handler);
-      for (const auto& entry : op.input()) {
-        for (int64_t i = 0; i < entry.second.value_size(); ++i) {
-          slot.bindings.push_back(Locate(ArgumentKey(entry.first, i), entry.second.value(i), true));
-        }
-      }
-      for (const auto& entry : op.output()) {
-        for (int64_t i = 0; i < entry.second.value_size(); ++i) {
-          slot.bindings.push_back(
-              Locate(ArgumentKey(entry.first, i), entry.second.value(i), false));
+      for (const bool is_input : {true, false}) {
+        for (const auto& entry : is_input ? op.input() : op.output()) {
+          for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+            const std::string key = ArgumentKey(entry.first, i);
+            Binding binding = Locate(entry.second.value(i), is_input);
+            binding.slot = slot.context.AddBlob(key, Blob(nullptr, descs.at(key)), is_input);
+            slot.bindings.push_back(binding);
+          }
         }
       }
       kernels_.push_back(std::move(slot));
@@ -44,12 +43,13 @@ class ComputeActor final : public Actor {
   }
 
  private:
-  // Where one argument's blob lives: which register (input position or output position).
+  // Where one argument's blob lives: which register (input position or output position), and
+  // its slot in the kernel context.
   struct Binding {
-    std::string key;
     bool is_input;
     int64_t regst_position;
     int64_t blob_index;
+    int64_t slot;
   };
   struct KernelSlot {
     std::unique_ptr<KernelInitContext> init_context;
@@ -58,13 +58,13 @@ class ComputeActor final : public Actor {
     std::vector<Binding> bindings;
   };
 
-  Binding Locate(const std::string& key, const std::string& lbn, bool is_input) const {
+  Binding Locate(const std::string& lbn, bool is_input) const {
     if (is_input) {
       for (size_t position = 0; position < consumed_ids().size(); ++position) {
         const RegstDescProto& desc = *context().regst_descs.at(consumed_ids()[position]);
         for (int64_t index = 0; index < desc.blob_size(); ++index) {
           if (desc.blob(index).lbn() == lbn) {
-            return Binding{key, true, static_cast<int64_t>(position), index};
+            return Binding{true, static_cast<int64_t>(position), index, -1};
           }
         }
       }
@@ -72,7 +72,7 @@ class ComputeActor final : public Actor {
       for (int64_t position = 0; position < task().produced_regst_desc_size(); ++position) {
         const RegstDescProto& desc = task().produced_regst_desc(position);
         for (int64_t index = 0; index < desc.blob_size(); ++index) {
-          if (desc.blob(index).lbn() == lbn) { return Binding{key, false, position, index}; }
+          if (desc.blob(index).lbn() == lbn) { return Binding{false, position, index, -1}; }
         }
       }
     }
@@ -88,7 +88,7 @@ class ComputeActor final : public Actor {
       for (const Binding& binding : slot.bindings) {
         Regst* regst = binding.is_input ? inputs[binding.regst_position]
                                         : outputs[binding.regst_position];
-        slot.context.SetBlob(binding.key, regst->blob(binding.blob_index), binding.is_input);
+        slot.context.SetBlobData(binding.slot, regst->blob(binding.blob_index).mut_raw());
       }
       slot.context.set_job_instance(instance);
       try {

@@ -83,8 +83,8 @@ class KernelRunner {
     KernelInitContext init_context(conf_, all_descs, ParallelContext());
     kernel_ = KernelRegistry::Instance().Get(conf_.name(), conf_.op_type(), "cpu",
                                              data_type)(init_context);
-    for (auto& entry : inputs_) { context_.SetBlob(entry.first, entry.second.AsBlob(), true); }
-    for (auto& entry : outputs_) { context_.SetBlob(entry.first, entry.second.AsBlob(), false); }
+    for (auto& entry : inputs_) { context_.AddBlob(entry.first, entry.second.AsBlob(), true); }
+    for (auto& entry : outputs_) { context_.AddBlob(entry.first, entry.second.AsBlob(), false); }
     context_.set_stream(&stream_);
   }
 
