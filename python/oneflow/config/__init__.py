@@ -3,9 +3,17 @@ from oneflow.config import collective_boxing  # noqa: F401
 
 
 def _config():
+    """The default session's config; changing it once the session runs has no effect (as in
+    OneFlow 0.3), which is said once rather than ignored silently."""
+    import sys
+
     from oneflow.framework import session as session_util
 
-    return session_util.default_session().config
+    session = session_util.default_session()
+    if session.started:
+        print("WARNING: flow.config.* has no effect once the session has started; call "
+              "flow.clear_default_session() first", file=sys.stderr)
+    return session.config
 
 
 def _positive_int(value, what):

@@ -64,18 +64,22 @@ class Session:
         # Serialises tracing, (re)starting and launching between Python threads; waiting for a
         # call's result happens outside it.
         self.lock = threading.RLock()
-        self._gpu_note_printed = False
         self.closed = False
 
     # ---- configuration ----
     def note_gpu_mapped_to_cpu(self):
-        if not self._gpu_note_printed:
-            self._gpu_note_printed = True
+        """Printed once per process, like OneFlow's own note."""
+        if not _DefaultSession.gpu_note_printed:
+            _DefaultSession.gpu_note_printed = True
             print(
                 "INFO: for CPU-only OneFlow, gpu devices and placements are equivalent to cpu "
                 "devices (oneflow.config.gpu_device_num == oneflow.config.cpu_device_num)",
                 file=sys.stderr,
             )
+
+    @property
+    def started(self):
+        return self.cpp is not None
 
     def default_placement(self):
         count = self.config.cpu_device_num
@@ -243,6 +247,7 @@ class _DefaultSession:
     """Holds the process's default session (replaced by clear_default_session)."""
 
     session = None
+    gpu_note_printed = False
 
 
 def default_session():
