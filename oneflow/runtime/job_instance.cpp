@@ -1,5 +1,7 @@
 #include "oneflow/runtime/job_instance.h"
 
+#include <chrono>
+
 #include "oneflow/common/error.h"
 
 namespace oneflow {
@@ -46,6 +48,7 @@ void JobInstance::Finish() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     done_ = true;
+    done_flag_.store(true, std::memory_order_release);
   }
   finished_.notify_all();
 }
@@ -62,6 +65,11 @@ void JobInstance::OnFinish(std::function<void()> callback) {
 }
 
 void JobInstance::Wait() {
+  // Short calls finish within microseconds; spin briefly before sleeping on the condition.
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+  while (!done_flag_.load(std::memory_order_acquire) &&
+         std::chrono::steady_clock::now() < spin_until) {
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   finished_.wait(lock, [this] {
     return done_ || (finishing_ && finishing_thread_ == std::this_thread::get_id());

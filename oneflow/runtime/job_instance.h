@@ -3,6 +3,7 @@
 // ops produce, the first error raised while it ran, and its completion. Created by the session
 // on the caller's thread, carried through the Plan by registers, finished by the sink actor.
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -46,6 +47,7 @@ class JobInstance {
   mutable std::mutex mutex_;
   std::condition_variable finished_;
   bool done_ = false;
+  std::atomic<bool> done_flag_{false};  // done_, readable without the lock (Wait's spin)
   bool finishing_ = false;  // Finish() is running the callbacks
   std::thread::id finishing_thread_;
   std::exception_ptr error_;

@@ -4,6 +4,7 @@
 // the same thread go through a local queue without locking. The thread ends when its last actor
 // has finished.
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -48,6 +49,7 @@ class Thread {
   std::mutex mutex_;
   std::condition_variable has_message_;
   std::deque<ActorMessage> queue_;
+  std::atomic<int64_t> queued_{0};  // size of queue_, readable without the lock
   std::deque<ActorMessage> local_queue_;
   std::thread thread_;
 };
