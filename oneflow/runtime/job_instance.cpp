@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "oneflow/common/cpu_relax.h"
+
 #include "oneflow/common/error.h"
 
 namespace oneflow {
@@ -69,6 +71,7 @@ void JobInstance::Wait() {
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
   while (!done_flag_.load(std::memory_order_acquire) &&
          std::chrono::steady_clock::now() < spin_until) {
+    CpuRelax();
   }
   std::unique_lock<std::mutex> lock(mutex_);
   finished_.wait(lock, [this] {

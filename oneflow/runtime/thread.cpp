@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "oneflow/common/cpu_relax.h"
+
 #include "oneflow/common/error.h"
 #include "oneflow/runtime/actor.h"
 
@@ -48,6 +50,7 @@ void Thread::Loop() {
       const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
       while (queued_.load(std::memory_order_acquire) == 0 &&
              std::chrono::steady_clock::now() < spin_until) {
+        CpuRelax();
       }
       std::unique_lock<std::mutex> lock(mutex_);
       has_message_.wait(lock, [this] { return !queue_.empty(); });
