@@ -1,5 +1,6 @@
 #include "oneflow/job/job_build_context.h"
 
+#include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/job/placement.h"
@@ -126,6 +127,25 @@ std::string JobBuildContext::DescribeInputs(const OperatorConf& conf) const {
   return text.empty() ? "no inputs" : "inputs " + text;
 }
 
+namespace {
+
+// A shape whose byte size overflows int64 would wrap to a small allocation that kernels then
+// index far past; reject it while the op is added.
+void CheckByteSizeFits(const OperatorConf& conf, const std::string& argument,
+                       const BlobDesc& desc) {
+  int64_t bytes = SizeOf(desc.data_type);
+  for (int64_t dim : desc.shape.dims()) {
+    if (dim < 0 || __builtin_mul_overflow(bytes, dim, &bytes)) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << "): output '" << argument << "' of shape "
+                                     << desc.shape.ToString()
+                                     << " is too large (its byte size overflows int64)";
+    }
+  }
+}
+
+}  // namespace
+
 const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   if (conf.name().empty()) {
     throw Error(ErrorKind::kValue) << "an op of type '" << conf.op_type() << "' has no name";
@@ -174,6 +194,7 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
       OF_CHECK(it != infer_context.outputs().end() && it->second.data_type != kInvalidDataType)
           << "infer function of op type '" << conf.op_type() << "' did not set output '"
           << entry.first << "' index " << i;
+      CheckByteSizeFits(conf, entry.first, it->second);
     }
   }
 

@@ -69,6 +69,16 @@ TEST(JobBuildContext, RejectsUnknownInputsAttrsAndDuplicateNames) {
   EXPECT_EQ(kind, ErrorKind::kNotImplemented);
 }
 
+TEST(JobBuildContext, ShapesWhoseByteSizeOverflowsAreRejected) {
+  JobBuildContext job(test::MakeJobConf("job", false));
+  ErrorKind kind;
+  std::string text = ErrorText(
+      [&] { test::AddInput(job, "huge", Shape({int64_t{1} << 32, int64_t{1} << 32})); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::kValue);
+  EXPECT_NE(text.find("overflows"), std::string::npos) << text;
+  EXPECT_NO_THROW(test::AddInput(job, "large", Shape({int64_t{1} << 20, int64_t{1} << 20})));
+}
+
 TEST(JobBuildContext, SeveralDevicesAreNotImplementedYet) {
   JobBuildContext job(test::MakeJobConf("job", false));
   OperatorConf conf = OpConfBuilder("input", "x").Attr("shape", Shape({4})).Attr("dtype", kFloat).Build();
