@@ -7,7 +7,6 @@ import numbers
 
 import numpy as np
 
-from oneflow.framework import dtypes
 
 
 class LazyBlob:
@@ -145,6 +144,3 @@ class LocalBlob(np.ndarray):
 def as_local_blob(array):
     return np.asarray(array).view(LocalBlob)
 
-
-def blob_dtype(value):
-    return dtypes.from_value(value)
