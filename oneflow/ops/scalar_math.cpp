@@ -1,5 +1,7 @@
 // scalar_add: out = in + operand; scalar_mul: out = in * operand. For integer inputs the
-// operand is converted to the input's type.
+// operand must be a whole number (it is converted to the input's type; 0.5 would become 0).
+
+#include <cmath>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -20,6 +22,16 @@ void GenerateScalarMulGrad(GradContext& ctx) {
   ctx.SetInputGrad("in", din);
 }
 
+void CheckOperandFitsInput(const InferContext& ctx, const char* op_type) {
+  const double operand = ctx.Attr<double>("operand");
+  const DataType data_type = ctx.Input("in").data_type;
+  if (IsIntegralDataType(data_type) && operand != std::trunc(operand)) {
+    throw Error(ErrorKind::kType) << op_type << ": the input is " << DataTypeName(data_type)
+                                  << " but the scalar " << operand
+                                  << " is not an integer; cast the input to a float type first";
+  }
+}
+
 }  // namespace
 
 REGISTER_OP("scalar_add")
@@ -28,6 +40,7 @@ REGISTER_OP("scalar_add")
     .Attr<double>("operand", 0.0)
     .SetInferFn([](InferContext& ctx) {
       InferElementwiseUnary(ctx, "scalar_add", "in", "out", kScalarMathDataTypes);
+      CheckOperandFitsInput(ctx, "scalar_add");
     })
     .SetSbpFn([](SbpContext& ctx) {
       // Not partial-sum: each device would add the operand once more.
@@ -43,6 +56,7 @@ REGISTER_OP("scalar_mul")
     .Attr<double>("operand", 0.0)
     .SetInferFn([](InferContext& ctx) {
       InferElementwiseUnary(ctx, "scalar_mul", "in", "out", kScalarMathDataTypes);
+      CheckOperandFitsInput(ctx, "scalar_mul");
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), true);

@@ -28,8 +28,7 @@ class BiasAddKernel final : public Kernel {
     const int64_t channels = channels_;
     const int64_t inner = inner_;
     const int64_t block = channels * inner;
-    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(block, 1));
-    ParallelForElements(ctx, outer_, grain, [=](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, outer_, block, [=](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
         const T* __restrict__ a_block = a + o * block;
         T* __restrict__ out_block = out + o * block;

@@ -77,8 +77,7 @@ class BroadcastBinaryKernel final : public Kernel {
       });
       return;
     }
-    int64_t row_grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(row_size, 1));
-    ParallelForElements(ctx, plan.row_count(), row_grain, [&](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, plan.row_count(), row_size, [&](int64_t begin, int64_t end) {
       int64_t offsets[2];
       for (int64_t row = begin; row < end; ++row) {
         plan.RowOffsets(row, offsets);

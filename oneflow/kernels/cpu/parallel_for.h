@@ -2,6 +2,7 @@
 // Splits large elementwise work over the CPU device's compute threads; small work runs inline
 // because handing it off costs more than doing it.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -20,6 +21,14 @@ inline void ParallelForElements(KernelContext& ctx, int64_t count, int64_t grain
   } else {
     ctx.stream().ParallelFor(count, grain, fn);
   }
+}
+
+// Splits `rows` rows of `row_size` elements each, keeping whole rows together and about
+// kElementwiseGrain elements per chunk.
+inline void ParallelForRows(KernelContext& ctx, int64_t rows, int64_t row_size,
+                            const std::function<void(int64_t, int64_t)>& fn) {
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(row_size, 1));
+  ParallelForElements(ctx, rows, grain, fn);
 }
 
 }  // namespace oneflow

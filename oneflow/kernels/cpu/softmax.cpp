@@ -25,8 +25,7 @@ class SoftmaxKernel final : public Kernel {
     const T* in = ctx.Input("in").data<T>();
     T* out = ctx.Output("out").mut_data<T>();
     const int64_t classes = classes_;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
-    ParallelForElements(ctx, rows_, grain, [=](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         SoftmaxRow(in + row * classes, out + row * classes, classes);
       }
@@ -51,8 +50,7 @@ class SoftmaxGradKernel final : public Kernel {
     const T* dy_data = ctx.Input("dy").data<T>();
     T* dx_data = ctx.Output("dx").mut_data<T>();
     const int64_t classes = classes_;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
-    ParallelForElements(ctx, rows_, grain, [=](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const T* __restrict__ y = y_data + row * classes;
         const T* __restrict__ dy = dy_data + row * classes;

@@ -48,8 +48,7 @@ class SparseSoftmaxCrossEntropyKernel final : public Kernel {
     T* prob = ctx.Output("prob").mut_data<T>();
     T* out = ctx.Output("out").mut_data<T>();
     const int64_t classes = classes_;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
-    ParallelForElements(ctx, rows_, grain, [&, prediction, prob, out](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, rows_, classes, [&, prediction, prob, out](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const T* x = prediction + row * classes;
         // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
@@ -78,8 +77,7 @@ class SparseSoftmaxCrossEntropyGradKernel final : public Kernel {
     const T* dy = ctx.Input("dy").data<T>();
     T* diff = ctx.Output("prediction_diff").mut_data<T>();
     const int64_t classes = classes_;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(classes, 1));
-    ParallelForElements(ctx, rows_, grain, [&, prob, dy, diff](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, rows_, classes, [&, prob, dy, diff](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const T* __restrict__ p = prob + row * classes;
         T* __restrict__ d = diff + row * classes;

@@ -122,8 +122,7 @@ class TransposeKernel final : public Kernel {
     int64_t outer_axes = static_cast<int64_t>(out_dims_.size()) - 1;
     int64_t row_size = out_dims_.back();
     int64_t row_count = elem_count_ / row_size;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / row_size);
-    ParallelForElements(ctx, row_count, grain, [=, this](int64_t begin, int64_t end) {
+    ParallelForRows(ctx, row_count, row_size, [=, this](int64_t begin, int64_t end) {
       std::vector<int64_t> index(outer_axes);
       int64_t in_offset = 0;
       int64_t rest = begin;
@@ -161,8 +160,8 @@ class TransposeKernel final : public Kernel {
     }
     int64_t y_blocks = (y_size + kTileSize - 1) / kTileSize;
     int64_t unit_count = elem_count_ / (x_size * y_size) * y_blocks;
-    int64_t grain = std::max<int64_t>(1, kElementwiseGrain / (kTileSize * x_size));
-    ParallelForElements(ctx, unit_count, grain, [=, this](int64_t begin, int64_t end) {
+    // A unit is one tile row: kTileSize rows of x_size elements.
+    ParallelForRows(ctx, unit_count, kTileSize * x_size, [=, this](int64_t begin, int64_t end) {
       for (int64_t unit = begin; unit < end; ++unit) {
         int64_t rest = unit / y_blocks;
         int64_t in_base = 0;

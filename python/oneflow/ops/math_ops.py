@@ -13,10 +13,6 @@ _FLOATING = (dtypes.float32, dtypes.float64)
 
 
 def _scalar_op(op_type, x, operand, name=None):
-    if x.dtype not in _FLOATING and float(operand) != int(operand):
-        raise TypeError(
-            "%s: the blob is %s but the scalar %r is not an integer; cast the blob to a float "
-            "type first (flow.cast)" % (op_type, x.dtype.name, operand))
     return op_builder.add_single_output_op(
         op_type, name, "ScalarOp", {"in": x}, {"operand": float(operand)}
     )

@@ -10,6 +10,20 @@ from test_util import make_func_config
 
 
 @flow.unittest.skip_unless_1n1d()
+def _define_job_with_failing_watch():
+    """A job whose watch handler fails an assertion on every call."""
+
+    def bad(x):
+        assert False, "assertion inside watch callback"
+
+    @flow.global_function(function_config=make_func_config("float32"))
+    def Job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        flow.watch(x, bad)
+        return x
+
+    return Job
+
+
 class TestWatch(flow.unittest.TestCase):
     def test_simple(test_case):
         flow.clear_default_session()
@@ -84,28 +98,14 @@ class TestWatch(flow.unittest.TestCase):
     def test_failed_assert_in_callback_surfaces(test_case):
         flow.clear_default_session()
 
-        def bad(x):
-            assert False, "assertion inside watch callback"
-
-        @flow.global_function(function_config=make_func_config("float32"))
-        def Job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
-            flow.watch(x, bad)
-            return x
-
+        Job = _define_job_with_failing_watch()
         with test_case.assertRaises(AssertionError):
             Job(np.zeros(2, np.float32))
 
     def test_callback_error_raised_once_then_session_works(test_case):
         flow.clear_default_session()
 
-        def bad(x):
-            assert False, "assertion inside watch callback"
-
-        @flow.global_function(function_config=make_func_config("float32"))
-        def Job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
-            flow.watch(x, bad)
-            return x
-
+        Job = _define_job_with_failing_watch()
         with test_case.assertRaises(AssertionError):
             Job(np.zeros(2, np.float32))
 

@@ -37,6 +37,22 @@ def WatchDiff(test_case, device_type, input_shape, dtype):
 
 
 @flow.unittest.skip_unless_1n1d()
+def _define_train_job_with_failing_diff_callback(test_case):
+    """A train job returning nothing whose watch_diff handler fails an assertion."""
+
+    def bad(d):
+        test_case.assertTrue(False, "deliberate")
+
+    @flow.global_function(type="train", function_config=make_func_config("float32"))
+    def TrainJob():
+        w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+        flow.watch_diff(w, bad)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                           momentum=0).minimize(w)
+
+    return TrainJob
+
+
 class TestWatchDiff(flow.unittest.TestCase):
     def test_watch_diff(test_case):
         arg_dict = OrderedDict()
@@ -95,16 +111,7 @@ class TestWatchDiff(flow.unittest.TestCase):
     def test_failed_assert_in_diff_callback_surfaces(test_case):
         flow.clear_default_session()
 
-        def bad(d):
-            test_case.assertTrue(False, "deliberate")
-
-        @flow.global_function(type="train", function_config=make_func_config("float32"))
-        def TrainJob():
-            w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
-            flow.watch_diff(w, bad)
-            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
-                               momentum=0).minimize(w)
-
+        TrainJob = _define_train_job_with_failing_diff_callback(test_case)
         with test_case.assertRaises(AssertionError):
             TrainJob()
             flow.clear_default_session()  # at the latest when the session goes away
@@ -112,16 +119,7 @@ class TestWatchDiff(flow.unittest.TestCase):
     def test_failed_assert_in_diff_callback_surfaces_on_sync(test_case):
         flow.clear_default_session()
 
-        def bad(d):
-            test_case.assertTrue(False, "deliberate")
-
-        @flow.global_function(type="train", function_config=make_func_config("float32"))
-        def TrainJob():
-            w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
-            flow.watch_diff(w, bad)
-            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
-                               momentum=0).minimize(w)
-
+        TrainJob = _define_train_job_with_failing_diff_callback(test_case)
         with test_case.assertRaises(AssertionError):
             TrainJob()
             flow.sync_default_session()
