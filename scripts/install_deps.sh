@@ -13,7 +13,7 @@ packages=(
   python3-wheel
   libgoogle-glog-dev libgflags-dev
   # tests
-  libgtest-dev python3-pytest python3-numpy
+  libgtest-dev python3-pytest python3-pytest-timeout python3-pytest-xdist python3-numpy
   # CPU math
   libopenblas-dev libopenblas0-openmp
   # reference implementation for tests and benchmarks, real data for the examples

@@ -1,6 +1,7 @@
 #include "oneflow/framework/kernel.h"
 
 #include "oneflow/common/error.h"
+#include "oneflow/device/cpu_device_context.h"
 #include "oneflow/framework/op_conf_util.h"
 
 namespace oneflow {
@@ -56,6 +57,16 @@ int64_t KernelContext::InputCount(const std::string& argument) const {
   int64_t count = 0;
   while (HasInput(argument, count)) { ++count; }
   return count;
+}
+
+void KernelContext::set_device(DeviceContext* device) {
+  device_ = device;
+  cpu_device_ = dynamic_cast<CpuDeviceContext*>(device);
+}
+
+CpuDeviceContext& KernelContext::cpu_device() const {
+  OF_CHECK(cpu_device_ != nullptr) << "a CPU kernel runs on a device that is not a CPU";
+  return *cpu_device_;
 }
 
 int64_t KernelContext::AddBlob(const std::string& key, Blob blob, bool is_input) {

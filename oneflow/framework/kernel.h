@@ -24,8 +24,9 @@
 
 namespace oneflow {
 
+class CpuDeviceContext;
+class DeviceContext;
 class JobInstance;
-class Stream;
 
 // Python-side watch handlers, called by watch kernels: (handler id, value).
 using WatchHandler = std::function<void(int64_t, const HostTensor&)>;
@@ -61,7 +62,10 @@ class KernelContext {
   bool HasInput(const std::string& argument, int64_t index = 0) const;
   bool HasOutput(const std::string& argument, int64_t index = 0) const;
   int64_t InputCount(const std::string& argument) const;
-  Stream& stream() const { return *stream_; }
+  // The device the kernel runs on (its stream and compute resources).
+  DeviceContext& device() const { return *device_; }
+  // The CPU device of a CPU kernel: its ParallelFor pool.
+  CpuDeviceContext& cpu_device() const;
   // The job instance of the iteration being computed (for input/return/watch kernels).
   JobInstance* job_instance() const { return job_instance_; }
   const WatchHandler& watch_handler() const { return *watch_handler_; }
@@ -70,7 +74,7 @@ class KernelContext {
   // position is then used to point the slot at each iteration's memory.
   int64_t AddBlob(const std::string& key, Blob blob, bool is_input);
   void SetBlobData(int64_t position, void* data) { slots_[position].blob.set_data(data); }
-  void set_stream(Stream* stream) { stream_ = stream; }
+  void set_device(DeviceContext* device);
   void set_job_instance(JobInstance* instance) { job_instance_ = instance; }
   void set_watch_handler(const WatchHandler* handler) { watch_handler_ = handler; }
 
@@ -86,7 +90,8 @@ class KernelContext {
   int64_t Find(const std::string& argument, int64_t index, bool is_input) const;
 
   std::vector<Slot> slots_;
-  Stream* stream_ = nullptr;
+  DeviceContext* device_ = nullptr;
+  CpuDeviceContext* cpu_device_ = nullptr;
   JobInstance* job_instance_ = nullptr;
   const WatchHandler* watch_handler_ = nullptr;
 };

@@ -74,4 +74,9 @@ OpConfBuilder& OpConfBuilder::ControlInput(const std::string& op_name) {
   return *this;
 }
 
+OpConfBuilder& OpConfBuilder::Placement(const ParallelConf& placement) {
+  *conf_.mutable_placement() = placement;
+  return *this;
+}
+
 }  // namespace oneflow

@@ -45,6 +45,7 @@ class OpConfBuilder {
     return Attr<std::string>(name, value);
   }
   OpConfBuilder& ControlInput(const std::string& op_name);
+  OpConfBuilder& Placement(const ParallelConf& placement);
   OperatorConf Build() const { return conf_; }
 
  private:

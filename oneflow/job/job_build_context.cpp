@@ -8,7 +8,8 @@
 
 namespace oneflow {
 
-JobBuildContext::JobBuildContext(const JobConf& job_conf) {
+JobBuildContext::JobBuildContext(const JobConf& job_conf, DeviceResource resource)
+    : resource_(resource) {
   *job_.mutable_job_conf() = job_conf;
 }
 
@@ -158,6 +159,7 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   if (!conf.has_placement() || conf.placement().device_name_size() == 0) {
     *conf.mutable_placement() = DefaultPlacement();
   }
+  CheckPlacementDevices(conf.placement(), resource_, conf.name());
   int64_t parallel_num = ParallelNum(conf.placement());
   if (parallel_num > 1) {
     throw Error(ErrorKind::kNotImplemented)

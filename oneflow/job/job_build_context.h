@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "oneflow/common/shape.h"
+#include "oneflow/job/placement.h"
 #include "proto/job.pb.h"
 
 namespace oneflow {
 
 class JobBuildContext {
  public:
-  explicit JobBuildContext(const JobConf& job_conf);
+  explicit JobBuildContext(const JobConf& job_conf, DeviceResource resource = DeviceResource());
 
   const Job& job() const { return job_; }
   const std::string& job_name() const { return job_.job_conf().job_name(); }
@@ -39,6 +40,7 @@ class JobBuildContext {
   std::string DescribeInputs(const OperatorConf& conf) const;
 
   Job job_;
+  DeviceResource resource_;
   std::map<std::string, int64_t> op_index_;
   std::map<std::string, BlobDesc> blob_descs_;
 };

@@ -45,10 +45,41 @@ std::vector<DeviceId> ParsePlacement(const ParallelConf& conf) {
                                      << "' is empty (last < first)";
     }
     for (int64_t device = first; device <= last; ++device) {
+      for (const DeviceId& seen : devices) {
+        if (seen.machine == machine && seen.device == device) {
+          throw Error(ErrorKind::kValue) << "placement " << PlacementToString(conf) << " names device "
+                                         << machine << ":" << device << " twice";
+        }
+      }
       devices.push_back(DeviceId{machine, device});
     }
   }
   return devices;
+}
+
+void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resource,
+                           const std::string& op_name) {
+  for (const DeviceId& device : ParsePlacement(conf)) {
+    if (device.machine >= resource.machine_num) {
+      throw Error(ErrorKind::kValue)
+          << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names machine "
+          << device.machine << ", but this run has " << resource.machine_num
+          << (resource.machine_num == 1 ? " machine (machine 0)" : " machines");
+    }
+    if (resource.cpu_device_num > 0 && device.device >= resource.cpu_device_num) {
+      throw Error(ErrorKind::kValue)
+          << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names device "
+          << device.device << ", but each machine has " << resource.cpu_device_num
+          << " devices (0-" << resource.cpu_device_num - 1
+          << "; set by flow.config.cpu_device_num / gpu_device_num)";
+    }
+    if (resource.cpu_device_num == 0 && device.device >= kMaxUnconfiguredDevices) {
+      throw Error(ErrorKind::kValue)
+          << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names device "
+          << device.device << "; without flow.config.cpu_device_num(n) device ids must be below "
+          << kMaxUnconfiguredDevices;
+    }
+  }
 }
 
 int64_t ParallelNum(const ParallelConf& conf) {

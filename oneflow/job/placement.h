@@ -16,8 +16,22 @@ struct DeviceId {
   int64_t device = 0;
 };
 
-// Throws ValueError on a malformed device name ("0:3-1", "x:0", ...) or an unknown device tag.
+// The devices a session may place ops on. cpu_device_num 0 means "not configured": a placement
+// may then name any device id below kMaxUnconfiguredDevices (its thread is created when the Plan
+// starts), as OneFlow 0.3 scripts that use "0:0-3" without flow.config.cpu_device_num expect.
+struct DeviceResource {
+  int64_t machine_num = 1;
+  int64_t cpu_device_num = 0;
+};
+constexpr int64_t kMaxUnconfiguredDevices = 64;
+
+// Throws ValueError on a malformed device name ("0:3-1", "x:0", ...), an unknown device tag or
+// a device named twice.
 std::vector<DeviceId> ParsePlacement(const ParallelConf& conf);
+// Throws ValueError naming `op_name` and the placement when it names a machine or device that
+// `resource` does not have.
+void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resource,
+                           const std::string& op_name);
 int64_t ParallelNum(const ParallelConf& conf);
 ParallelConf DefaultPlacement();  // cpu "0:0"
 std::string PlacementToString(const ParallelConf& conf);  // cpu["0:0-3"]

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "oneflow/common/error.h"
-#include "oneflow/device/stream.h"
+#include "oneflow/device/device_context.h"
 #include "oneflow/framework/host_tensor.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/thread.h"
@@ -11,8 +11,8 @@
 
 namespace oneflow {
 
-Actor::Actor(const TaskProto& task, const ActorContext& context)
-    : task_(task), context_(context), actor_id_(task.task_id()) {
+Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
+    : task_(task), context_(context), device_(device), actor_id_(task.task_id()) {
   for (const RegstDescProto& desc : task_.produced_regst_desc()) {
     ProducedSlot& slot = produced_.emplace_back();
     slot.desc = &desc;
@@ -64,6 +64,8 @@ bool Actor::ProcessMessage(const ActorMessage& message) {
   while (ReadyToAct()) { ActOnce(); }
   if (!end_of_data_sent_ && InputsExhausted()) {
     end_of_data_sent_ = true;
+    // Through the stream, like registers: end-of-data must not overtake the last register.
+    std::vector<ActorMessage> eords;
     for (const ProducedSlot& slot : produced_) {
       for (int64_t consumer : slot.desc->consumer_task_id()) {
         ActorMessage eord;
@@ -71,9 +73,10 @@ bool Actor::ProcessMessage(const ActorMessage& message) {
         eord.src_actor_id = actor_id_;
         eord.dst_actor_id = consumer;
         eord.regst_desc_id = slot.desc->regst_desc_id();
-        context_.bus->Send(std::move(eord));
+        eords.push_back(std::move(eord));
       }
     }
+    SendAfterStream(std::move(eords));
   }
   return end_of_data_sent_ && AllRegstsHome();
 }
@@ -150,8 +153,13 @@ void Actor::ActOnce() {
     message.regst = regst;
     messages.push_back(std::move(message));
   }
+  SendAfterStream(std::move(messages));
+}
+
+void Actor::SendAfterStream(std::vector<ActorMessage> messages) {
+  if (messages.empty()) { return; }
   const MessageBus* bus = context_.bus;
-  context_.stream->AddCallback([bus, messages = std::move(messages)]() mutable {
+  device_.stream().AddCallback([bus, messages = std::move(messages)]() mutable {
     for (ActorMessage& message : messages) { bus->Send(std::move(message)); }
   });
 }

@@ -23,19 +23,18 @@
 
 namespace oneflow {
 
+class DeviceContext;
 class MessageBus;
-class Stream;
 class VariableStore;
 
 // What every actor of one runtime shares. Owned by the Runtime.
 struct ActorContext {
   const MessageBus* bus = nullptr;
-  Stream* stream = nullptr;
   const WatchHandler* watch_handler = nullptr;
   VariableStore* variables = nullptr;
   std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
-  // Called by a sink actor when an iteration of job `job_id` has finished.
-  std::function<void(int64_t job_id)> on_iteration_finished;
+  // Called by a sink actor when an iteration of job `job_id` has finished (after Finish()).
+  std::function<void(int64_t job_id, JobInstance* instance)> on_iteration_finished;
 };
 
 // Instrumentation of one produced register desc (read by tests).
@@ -47,7 +46,8 @@ struct RegstStats {
 
 class Actor {
  public:
-  Actor(const TaskProto& task, const ActorContext& context);
+  // `device` is the context of the thread that will run the actor.
+  Actor(const TaskProto& task, const ActorContext& context, DeviceContext& device);
   virtual ~Actor() = default;
 
   int64_t actor_id() const { return actor_id_; }
@@ -67,6 +67,7 @@ class Actor {
   virtual void HandleCommand(const ActorMessage& message) {}
 
   const ActorContext& context() const { return context_; }
+  DeviceContext& device() const { return device_; }
   const TaskProto& task() const { return task_; }
   // Consumed register desc ids in consumed order.
   const std::vector<int64_t>& consumed_ids() const { return consumed_ids_; }
@@ -88,8 +89,12 @@ class Actor {
   bool InputsExhausted() const;
   bool AllRegstsHome() const;
 
+  // Sends `messages` once the work enqueued on the device's stream so far is done.
+  void SendAfterStream(std::vector<ActorMessage> messages);
+
   TaskProto task_;
   const ActorContext& context_;
+  DeviceContext& device_;
   int64_t actor_id_;
   std::deque<ProducedSlot> produced_;  // deque: slots own registers and never move
   std::vector<int64_t> consumed_ids_;
@@ -99,6 +104,7 @@ class Actor {
 };
 
 // Creates the actor for `task` by its task type.
-std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context);
+std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,
+                                DeviceContext& device);
 
 }  // namespace oneflow

@@ -2,6 +2,7 @@
 // Messages between actors, and from the runtime to actors. The only way actors interact.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace oneflow {
@@ -14,6 +15,7 @@ enum class ActorMessageType {
   kEord,    // end of data on register desc `regst_desc_id`: no more pieces will come
   kLaunch,  // runtime -> source tick: start one iteration for `job_instance`
   kStop,    // runtime -> source tick: no more launches; send end of data downstream
+  kCall,    // work for the thread itself (not an actor): run `call` (e.g. a collective's share)
 };
 
 struct ActorMessage {
@@ -23,6 +25,7 @@ struct ActorMessage {
   Regst* regst = nullptr;
   int64_t regst_desc_id = -1;
   std::shared_ptr<JobInstance> job_instance;
+  std::function<void()> call;
 };
 
 }  // namespace oneflow

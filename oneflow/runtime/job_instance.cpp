@@ -35,13 +35,13 @@ bool JobInstance::has_error() const {
   return static_cast<bool>(error_);
 }
 
-void JobInstance::Finish() {
+bool JobInstance::Finish() {
   // Callbacks run before waiters wake, so a caller that waited for the instance also knows its
   // callbacks have run. The callbacks themselves may wait (on this thread) without blocking.
   std::vector<std::function<void()>> callbacks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    OF_CHECK(!done_ && !finishing_) << "job instance of '" << job_name_ << "' finished twice";
+    if (done_ || finishing_) { return false; }
     finishing_ = true;
     finishing_thread_ = std::this_thread::get_id();
     callbacks.swap(on_finish_);
@@ -53,6 +53,7 @@ void JobInstance::Finish() {
     done_flag_.store(true, std::memory_order_release);
   }
   finished_.notify_all();
+  return true;
 }
 
 void JobInstance::OnFinish(std::function<void()> callback) {
@@ -67,6 +68,10 @@ void JobInstance::OnFinish(std::function<void()> callback) {
 }
 
 void JobInstance::Wait() {
+  while (!WaitFor(std::chrono::hours(1))) {}
+}
+
+bool JobInstance::WaitFor(std::chrono::microseconds timeout) {
   // Short calls finish within microseconds; spin briefly before sleeping on the condition.
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
   while (!done_flag_.load(std::memory_order_acquire) &&
@@ -74,10 +79,13 @@ void JobInstance::Wait() {
     CpuRelax();
   }
   std::unique_lock<std::mutex> lock(mutex_);
-  finished_.wait(lock, [this] {
+  // A callback of this instance runs on the finishing thread; waiting there must not block.
+  const bool finished = finished_.wait_for(lock, timeout, [this] {
     return done_ || (finishing_ && finishing_thread_ == std::this_thread::get_id());
   });
+  if (!finished) { return false; }
   if (error_) { std::rethrow_exception(error_); }
+  return true;
 }
 
 bool JobInstance::done() const {

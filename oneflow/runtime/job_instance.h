@@ -4,6 +4,7 @@
 // on the caller's thread, carried through the Plan by registers, finished by the sink actor.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -32,12 +33,15 @@ class JobInstance {
   void AddError(std::exception_ptr error);
   bool has_error() const;
 
-  // Called once by the runtime when every actor has finished this iteration.
-  void Finish();
+  // Called by the runtime when every actor has finished this iteration, or when the runtime
+  // gives up on it (an abort). Only the first call finishes; it returns whether it did.
+  bool Finish();
   // Runs `callback` on the finishing thread after Finish (at once if already finished).
   void OnFinish(std::function<void()> callback);
   // Blocks until finished; rethrows the iteration's error, if any.
   void Wait();
+  // Waits at most `timeout`; returns false if still running, else behaves like Wait().
+  bool WaitFor(std::chrono::microseconds timeout);
   bool done() const;
 
  private:

@@ -1,7 +1,7 @@
 #include "oneflow/runtime/runtime.h"
 
 #include "oneflow/common/error.h"
-#include "oneflow/device/cpu_stream.h"
+#include "oneflow/device/cpu_device_context.h"
 #include "oneflow/runtime/job_instance.h"
 
 namespace oneflow {
@@ -9,12 +9,12 @@ namespace oneflow {
 Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
                  const RuntimeOptions& options)
     : plan_(plan), watch_handler_(std::move(watch_handler)) {
-  stream_ = std::make_unique<CpuStream>(options.compute_threads);
   actor_context_.bus = &bus_;
-  actor_context_.stream = stream_.get();
   actor_context_.watch_handler = &watch_handler_;
   actor_context_.variables = &variables;
-  actor_context_.on_iteration_finished = [this](int64_t job_id) { OnIterationFinished(job_id); };
+  actor_context_.on_iteration_finished = [this](int64_t job_id, JobInstance* instance) {
+    OnIterationFinished(job_id, instance);
+  };
   for (const TaskProto& task : plan_.task()) {
     for (const RegstDescProto& regst : task.produced_regst_desc()) {
       actor_context_.regst_descs[regst.regst_desc_id()] = &regst;
@@ -22,13 +22,15 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   }
   for (const JobInfo& job : plan_.job()) { job_ids_[job.job_name()] = job.job_id(); }
   for (int64_t i = 0; i < plan_.thread_num(); ++i) {
-    CpuStream* stream = stream_.get();
-    threads_.push_back(std::make_unique<Thread>(i, [stream] { stream->BindCurrentThread(); }));
+    threads_.push_back(std::make_unique<Thread>(
+        i, std::make_unique<CpuDeviceContext>(options.compute_threads),
+        [this](std::exception_ptr error) { Abort(error); }));
   }
   for (const TaskProto& task : plan_.task()) {
-    std::unique_ptr<Actor> actor = NewActor(task, actor_context_);
-    bus_.Register(task.task_id(), threads_.at(task.thread_id()).get());
-    threads_.at(task.thread_id())->AddActor(std::move(actor));
+    Thread& thread = *threads_.at(task.thread_id());
+    std::unique_ptr<Actor> actor = NewActor(task, actor_context_, thread.device());
+    bus_.Register(task.task_id(), &thread);
+    thread.AddActor(std::move(actor));
   }
   for (auto& thread : threads_) { thread->Start(); }
 }
@@ -41,7 +43,9 @@ void Runtime::Launch(const std::string& job_name, std::shared_ptr<JobInstance> i
     throw Error(ErrorKind::kValue) << "the running plan has no job named '" << job_name << "'";
   }
   std::lock_guard<std::mutex> lock(launch_mutex_);
+  if (abort_error_) { std::rethrow_exception(abort_error_); }
   if (stopped_) { throw Error(ErrorKind::kRuntime) << "the runtime has been stopped"; }
+  in_flight_[instance.get()] = instance;
   if (waiting_.empty() && (running_count_ == 0 || running_job_ == it->second)) {
     running_job_ = it->second;
     ++running_count_;
@@ -59,8 +63,9 @@ void Runtime::SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance) 
   bus_.Send(std::move(message));
 }
 
-void Runtime::OnIterationFinished(int64_t job_id) {
+void Runtime::OnIterationFinished(int64_t job_id, JobInstance* instance) {
   std::lock_guard<std::mutex> lock(launch_mutex_);
+  in_flight_.erase(instance);
   OF_CHECK(running_job_ == job_id && running_count_ > 0)
       << "iteration of job " << job_id << " finished while job " << running_job_ << " runs";
   if (--running_count_ > 0) { return; }
@@ -74,6 +79,38 @@ void Runtime::OnIterationFinished(int64_t job_id) {
   }
 }
 
+void Runtime::Abort(std::exception_ptr error) {
+  std::map<JobInstance*, std::shared_ptr<JobInstance>> failed;
+  {
+    std::lock_guard<std::mutex> lock(launch_mutex_);
+    if (abort_error_) { return; }
+    try {
+      std::rethrow_exception(error);
+    } catch (Error& cause) {
+      Error wrapped(cause.kind());
+      wrapped << cause.what();
+      wrapped.AddContext("the runtime stopped: every call in flight fails, and so will later calls "
+                         "until the session is cleared (flow.clear_default_session())");
+      abort_error_ = std::make_exception_ptr(wrapped);
+    } catch (std::exception& cause) {
+      abort_error_ = std::make_exception_ptr(
+          Error(ErrorKind::kRuntime)
+          << cause.what() << "\n  the runtime stopped: every call in flight fails, and so will "
+          << "later calls until the session is cleared (flow.clear_default_session())");
+    } catch (...) {
+      abort_error_ = std::make_exception_ptr(Error(ErrorKind::kRuntime)
+                                             << "the runtime stopped on an unknown exception");
+    }
+    failed.swap(in_flight_);
+    waiting_.clear();
+  }
+  for (auto& thread : threads_) { thread->Abort(); }
+  for (auto& entry : failed) {
+    entry.second->AddError(abort_error_);
+    entry.second->Finish();
+  }
+}
+
 void Runtime::Stop() {
   std::deque<std::pair<int64_t, std::shared_ptr<JobInstance>>> never_started;
   {
@@ -81,6 +118,7 @@ void Runtime::Stop() {
     if (stopped_) { return; }
     stopped_ = true;
     never_started.swap(waiting_);
+    for (auto& entry : never_started) { in_flight_.erase(entry.second.get()); }
   }
   for (auto& entry : never_started) {
     entry.second->AddError(std::make_exception_ptr(

@@ -3,11 +3,17 @@
 // Python's calls become Launch(); iterations of the same job pipeline through the Plan, while
 // iterations of different jobs (which may share variables) run one job at a time, in launch
 // order. Stop() sends end-of-data through every job and joins the threads.
+//
+// An exception that escapes an actor (a broken invariant, not a kernel's user error, which stays
+// with its iteration) aborts the runtime: every thread stops, every call in flight or queued
+// fails with that error, and later launches raise it. The process never terminates.
 
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,12 +23,11 @@
 
 namespace oneflow {
 
-class CpuStream;
 class JobInstance;
 class VariableStore;
 
 struct RuntimeOptions {
-  int64_t compute_threads = 1;  // threads per CPU device for ParallelFor
+  int64_t compute_threads = 1;  // threads per CPU device for ParallelFor and BLAS
 };
 
 class Runtime {
@@ -32,7 +37,8 @@ class Runtime {
   ~Runtime();
 
   // Starts one iteration of `job_name` for `instance` (at once, or after the iterations of
-  // another job in flight have finished). Never blocks.
+  // another job in flight have finished). Never blocks. Throws if the runtime has stopped or
+  // aborted.
   void Launch(const std::string& job_name, std::shared_ptr<JobInstance> instance);
   // Ends every job's stream of iterations; waits for all actors to finish. Idempotent.
   void Stop();
@@ -41,11 +47,12 @@ class Runtime {
 
  private:
   void SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance);
-  void OnIterationFinished(int64_t job_id);
+  void OnIterationFinished(int64_t job_id, JobInstance* instance);
+  // Called on the failing runtime thread.
+  void Abort(std::exception_ptr error);
 
   Plan plan_;
   WatchHandler watch_handler_;
-  std::unique_ptr<CpuStream> stream_;
   ActorContext actor_context_;
   MessageBus bus_;
   std::vector<std::unique_ptr<Thread>> threads_;
@@ -55,6 +62,8 @@ class Runtime {
   int64_t running_job_ = -1;
   int64_t running_count_ = 0;
   std::deque<std::pair<int64_t, std::shared_ptr<JobInstance>>> waiting_;
+  std::map<JobInstance*, std::shared_ptr<JobInstance>> in_flight_;  // launched, not finished
+  std::exception_ptr abort_error_;
   bool stopped_ = false;
 };
 

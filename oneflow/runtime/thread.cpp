@@ -3,14 +3,13 @@
 #include <chrono>
 
 #include "oneflow/common/cpu_relax.h"
-
 #include "oneflow/common/error.h"
 #include "oneflow/runtime/actor.h"
 
 namespace oneflow {
 
-Thread::Thread(int64_t thread_id, std::function<void()> on_start)
-    : thread_id_(thread_id), on_start_(std::move(on_start)) {}
+Thread::Thread(int64_t thread_id, std::unique_ptr<DeviceContext> device, ErrorHandler on_error)
+    : thread_id_(thread_id), device_(std::move(device)), on_error_(std::move(on_error)) {}
 
 Thread::~Thread() { Join(); }
 
@@ -36,40 +35,63 @@ void Thread::Send(ActorMessage message) {
   has_message_.notify_one();
 }
 
+void Thread::Abort() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aborted_.store(true, std::memory_order_release);
+    queued_.store(1, std::memory_order_release);  // ends the spin
+  }
+  has_message_.notify_one();
+}
+
 void Thread::Join() {
   if (thread_.joinable()) { thread_.join(); }
 }
 
+void Thread::Dispatch(ActorMessage& message) {
+  if (message.type == ActorMessageType::kCall) {
+    message.call();
+    return;
+  }
+  auto it = actors_.find(message.dst_actor_id);
+  OF_CHECK(it != actors_.end()) << "thread " << thread_id_ << " got a message for actor "
+                                << message.dst_actor_id << ", which it does not run";
+  if (it->second->ProcessMessage(message)) {
+    finished_actors_.push_back(std::move(it->second));
+    actors_.erase(it);
+  }
+}
+
 void Thread::Loop() {
-  if (on_start_) { on_start_(); }
-  std::deque<ActorMessage> batch;
-  while (!actors_.empty()) {
-    if (local_queue_.empty()) {
-      // A short spin first: the next message (a launch, a returned register) usually follows
-      // within microseconds, and a sleeping thread takes tens of microseconds to wake.
-      const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-      while (queued_.load(std::memory_order_acquire) == 0 &&
-             std::chrono::steady_clock::now() < spin_until) {
-        CpuRelax();
+  try {
+    device_->BindCurrentThread();
+    std::deque<ActorMessage> batch;
+    while (!actors_.empty() && !aborted_.load(std::memory_order_acquire)) {
+      if (local_queue_.empty()) {
+        // A short spin first: the next message (a launch, a returned register) usually follows
+        // within microseconds, and a sleeping thread takes tens of microseconds to wake.
+        const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+        while (queued_.load(std::memory_order_acquire) == 0 &&
+               std::chrono::steady_clock::now() < spin_until) {
+          CpuRelax();
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        has_message_.wait(lock, [this] { return !queue_.empty() || aborted_.load(); });
+        batch.swap(queue_);
+        queued_.store(0, std::memory_order_release);
+      } else {
+        batch.swap(local_queue_);
       }
-      std::unique_lock<std::mutex> lock(mutex_);
-      has_message_.wait(lock, [this] { return !queue_.empty(); });
-      batch.swap(queue_);
-      queued_.store(0, std::memory_order_release);
-    } else {
-      batch.swap(local_queue_);
-    }
-    while (!batch.empty()) {
-      ActorMessage message = std::move(batch.front());
-      batch.pop_front();
-      auto it = actors_.find(message.dst_actor_id);
-      OF_CHECK(it != actors_.end()) << "thread " << thread_id_ << " got a message for actor "
-                                    << message.dst_actor_id << ", which it does not run";
-      if (it->second->ProcessMessage(message)) {
-        finished_actors_.push_back(std::move(it->second));
-        actors_.erase(it);
+      while (!batch.empty() && !aborted_.load(std::memory_order_acquire)) {
+        ActorMessage message = std::move(batch.front());
+        batch.pop_front();
+        Dispatch(message);
       }
+      batch.clear();
     }
+  } catch (...) {
+    aborted_.store(true);
+    on_error_(std::current_exception());
   }
 }
 

@@ -1,12 +1,15 @@
 #pragma once
-// A runtime thread: owns the actors of one (device, stream) and drives them only by messages.
-// Messages from other threads go through a locked queue; messages an actor sends to an actor on
-// the same thread go through a local queue without locking. The thread ends when its last actor
-// has finished.
+// A runtime thread: owns the actors of one device and that device's context (stream and compute
+// pool), and drives the actors only by messages. Messages from other threads go through a locked
+// queue; messages an actor sends to an actor on the same thread go through a local queue without
+// locking. The thread ends when its last actor has finished, or at once when the runtime aborts.
+// An exception escaping an actor is handed to `on_error` (never std::terminate); the thread then
+// stops, since its actors' state is no longer trustworthy.
 
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "oneflow/device/device_context.h"
 #include "oneflow/runtime/actor_message.h"
 
 namespace oneflow {
@@ -22,14 +26,18 @@ class Actor;
 
 class Thread {
  public:
-  // `on_start` runs first on the new thread (e.g. binding the device's BLAS settings to it).
-  Thread(int64_t thread_id, std::function<void()> on_start);
+  using ErrorHandler = std::function<void(std::exception_ptr)>;
+  Thread(int64_t thread_id, std::unique_ptr<DeviceContext> device, ErrorHandler on_error);
   ~Thread();
 
+  int64_t thread_id() const { return thread_id_; }
+  DeviceContext& device() { return *device_; }
   void AddActor(std::unique_ptr<Actor> actor);
   void Start();
   // Thread-safe; a message to an actor of this thread sent from this thread skips the lock.
   void Send(ActorMessage message);
+  // Makes the thread stop at its next message, dropping its actors (the runtime is aborting).
+  void Abort();
   void Join();
   // Visits every actor this thread ran; valid after Join().
   template <typename Fn>
@@ -39,9 +47,11 @@ class Thread {
 
  private:
   void Loop();
+  void Dispatch(ActorMessage& message);
 
   int64_t thread_id_;
-  std::function<void()> on_start_;
+  std::unique_ptr<DeviceContext> device_;
+  ErrorHandler on_error_;
   std::map<int64_t, std::unique_ptr<Actor>> actors_;
   // Finished actors are kept (not destroyed) until the thread is, so their registers stay valid
   // and their instrumentation can be read.
@@ -50,6 +60,7 @@ class Thread {
   std::condition_variable has_message_;
   std::deque<ActorMessage> queue_;
   std::atomic<int64_t> queued_{0};  // size of queue_, readable without the lock
+  std::atomic<bool> aborted_{false};
   std::deque<ActorMessage> local_queue_;
   std::thread thread_;
 };

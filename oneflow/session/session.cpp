@@ -1,5 +1,8 @@
 #include "oneflow/session/session.h"
 
+#include <set>
+#include <thread>
+
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/compiler/plan_dump.h"
@@ -24,7 +27,9 @@ JobBuildContext& Session::OpenJob(const JobConf& job_conf) {
     throw Error(ErrorKind::kValue) << "a job named '" << job_conf.job_name()
                                    << "' already exists in this session";
   }
-  open_job_ = std::make_unique<JobBuildContext>(job_conf);
+  DeviceResource resource;
+  resource.cpu_device_num = options_.cpu_device_num;
+  open_job_ = std::make_unique<JobBuildContext>(job_conf, resource);
   return *open_job_;
 }
 
@@ -96,6 +101,13 @@ void Session::Start() {
   if (!options_.debug_dir.empty()) { DumpPlan(options_.debug_dir, plan_); }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
+  if (runtime_options.compute_threads == 0) {
+    std::set<int64_t> used_threads;
+    for (const TaskProto& task : plan_.task()) { used_threads.insert(task.thread_id()); }
+    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    runtime_options.compute_threads =
+        std::max<int64_t>(1, cores / std::max<int64_t>(1, used_threads.size()));
+  }
   runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
 }
 

@@ -20,8 +20,10 @@ class JobInstance;
 class Runtime;
 
 struct SessionOptions {
-  int64_t cpu_device_num = 1;
-  int64_t compute_threads = 1;  // threads per CPU device (BLAS and ParallelFor)
+  int64_t cpu_device_num = 0;  // 0: not configured (see DeviceResource)
+  // Threads per CPU device (BLAS and ParallelFor); 0: the machine's cores divided among the
+  // devices the Plan uses.
+  int64_t compute_threads = 0;
   int64_t register_num = 2;
   std::string debug_dir;        // non-empty: dump jobs and the plan there at Start()
 };

@@ -54,7 +54,7 @@ def current_resource():
     from oneflow.framework import session as session_util
 
     config = session_util.default_session().config
-    return {"machine_num": 1, "cpu_device_num": config.cpu_device_num, "gpu_device_num": 0}
+    return {"machine_num": 1, "cpu_device_num": config.cpu_device_num or 1, "gpu_device_num": 0}
 
 
 def enable_eager_execution(enabled=True):

@@ -16,9 +16,22 @@ inline JobConf MakeJobConf(const std::string& name, bool is_train) {
   return conf;
 }
 
+// A CPU placement, e.g. CpuPlacement("0:0-3").
+inline ParallelConf CpuPlacement(const std::string& devices) {
+  ParallelConf conf;
+  conf.set_device_tag("cpu");
+  conf.add_device_name(devices);
+  return conf;
+}
+
 inline std::string AddInput(JobBuildContext& job, const std::string& name, const Shape& shape,
-                            DataType data_type = kFloat) {
-  job.AddOp(OpConfBuilder("input", name).Attr("shape", shape).Attr("dtype", data_type).Build());
+                            DataType data_type = kFloat,
+                            const std::string& devices = "0:0") {
+  job.AddOp(OpConfBuilder("input", name)
+                .Attr("shape", shape)
+                .Attr("dtype", data_type)
+                .Placement(CpuPlacement(devices))
+                .Build());
   return MakeLbn(name, "out");
 }
 

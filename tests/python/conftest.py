@@ -1,4 +1,7 @@
-"""Shared fixtures: every test starts and ends with a fresh default session."""
+"""Shared fixtures: every test starts and ends with a fresh default session.
+
+Every test runs under a timeout (pytest.ini: timeout, timeout_method = thread).
+"""
 import os
 import sys
 

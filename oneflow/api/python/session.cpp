@@ -67,16 +67,23 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
 }
 
 // Waits without the GIL; a Python exception from a callback of this call is raised again as
-// itself (its original type and traceback), on every wait.
+// itself (its original type and traceback), on every wait. The wait wakes every 50 ms to let
+// Python handle signals, so Ctrl-C (and a test's timeout alarm) interrupts it.
 void WaitForInstance(JobInstance& instance) {
   std::exception_ptr error;
-  {
-    py::gil_scoped_release release;
-    try {
-      instance.Wait();
-    } catch (...) {
-      error = std::current_exception();
+  while (true) {
+    bool done = false;
+    {
+      py::gil_scoped_release release;
+      try {
+        done = instance.WaitFor(std::chrono::milliseconds(50));
+      } catch (...) {
+        error = std::current_exception();
+        done = true;
+      }
     }
+    if (done) { break; }
+    if (PyErr_CheckSignals() != 0) { throw py::error_already_set(); }
   }
   if (!error) { return; }
   try {
@@ -127,7 +134,7 @@ void BindSession(py::module_& module) {
              options.debug_dir = debug_dir;
              return std::make_unique<Session>(options);
            }),
-           py::arg("cpu_device_num") = 1, py::arg("compute_threads") = 1,
+           py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
            py::arg("register_num") = 2, py::arg("debug_dir") = "")
       .def("open_job",
            [](Session& session, const std::string& job_name, bool is_train, int data_type) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "oneflow/device/stream.h"
+#include "oneflow/device/cpu_device_context.h"
 #include "oneflow/framework/kernel.h"
 
 namespace oneflow {
@@ -19,7 +19,7 @@ inline void ParallelForElements(KernelContext& ctx, int64_t count, int64_t grain
   if (count <= grain) {
     if (count > 0) { fn(0, count); }
   } else {
-    ctx.stream().ParallelFor(count, grain, fn);
+    ctx.cpu_device().ParallelFor(count, grain, fn);
   }
 }
 

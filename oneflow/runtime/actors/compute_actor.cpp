@@ -12,7 +12,8 @@ namespace {
 
 class ComputeActor final : public Actor {
  public:
-  ComputeActor(const TaskProto& task, const ActorContext& context) : Actor(task, context) {
+  ComputeActor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
+      : Actor(task, context, device) {
     for (const ExecNode& exec : task.exec_node()) {
       const OperatorConf& op = exec.op_conf();
       std::map<std::string, BlobDesc> descs;
@@ -26,7 +27,7 @@ class ComputeActor final : public Actor {
       slot.init_context = std::make_unique<KernelInitContext>(exec.op_conf(), descs,
                                                               exec.parallel_context());
       slot.kernel = factory(*slot.init_context);
-      slot.context.set_stream(context.stream);
+      slot.context.set_device(&device);
       slot.context.set_watch_handler(context.watch_handler);
       for (const bool is_input : {true, false}) {
         for (const auto& entry : is_input ? op.input() : op.output()) {
@@ -112,8 +113,9 @@ class ComputeActor final : public Actor {
 
 }  // namespace
 
-std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context) {
-  return std::make_unique<ComputeActor>(task, context);
+std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context,
+                                       DeviceContext& device) {
+  return std::make_unique<ComputeActor>(task, context, device);
 }
 
 }  // namespace oneflow

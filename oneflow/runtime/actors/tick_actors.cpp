@@ -45,19 +45,21 @@ class SinkTickActor final : public Actor {
     OF_CHECK(!inputs.empty()) << "sink tick without inputs";
     const std::shared_ptr<JobInstance>& instance = inputs.front()->job_instance();
     if (instance) { instance->Finish(); }
-    context().on_iteration_finished(task().job_id());
+    context().on_iteration_finished(task().job_id(), instance.get());
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context);
+std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context,
+                                       DeviceContext& device);
 
-std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context) {
+std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,
+                                DeviceContext& device) {
   switch (task.task_type()) {
-    case kCompute: return NewComputeActor(task, context);
-    case kSourceTick: return std::make_unique<SourceTickActor>(task, context);
-    case kSinkTick: return std::make_unique<SinkTickActor>(task, context);
+    case kCompute: return NewComputeActor(task, context, device);
+    case kSourceTick: return std::make_unique<SourceTickActor>(task, context, device);
+    case kSinkTick: return std::make_unique<SinkTickActor>(task, context, device);
     default: break;
   }
   OF_CHECK(false) << "task " << task.task_id() << " has unknown task type " << task.task_type();

@@ -236,6 +236,7 @@ class _Future:
         self._session, self._desc, self._instance = session, desc, instance
 
     def get(self):
+        session_util.check_not_in_callback("future.get()")
         self._session.settle(self._instance)
         self._instance.wait()
         return _structure_results(self._desc.output_structure, self._instance.outputs(), True)

@@ -42,10 +42,10 @@ class SessionConfig:
     """What flow.config.* sets; read when the session starts (reset by clear_default_session)."""
 
     def __init__(self):
-        self.cpu_device_num = 1
+        self.cpu_device_num = None  # None: not configured; placements may name any device
         self.machine_num = 1
         self.debug_mode = False
-        self.compute_threads = None  # None: every core of the machine
+        self.compute_threads = None  # None: the cores divided among the devices a Plan uses
         self.register_num = 2
         self.legacy_model_io = False
 
@@ -82,7 +82,7 @@ class Session:
         return self.cpp is not None
 
     def default_placement(self):
-        count = self.config.cpu_device_num
+        count = self.config.cpu_device_num or 1
         devices = "0:0" if count == 1 else "0:0-%d" % (count - 1)
         return scope_util.Placement("cpu", [devices])
 
@@ -100,12 +100,9 @@ class Session:
             from oneflow import env
 
             env.init()
-            threads = self.config.compute_threads or max(
-                1, (os.cpu_count() or 1) // self.config.cpu_device_num
-            )
             self.cpp = _oneflow_internal.Session(
-                cpu_device_num=self.config.cpu_device_num,
-                compute_threads=threads,
+                cpu_device_num=self.config.cpu_device_num or 0,
+                compute_threads=self.config.compute_threads or 0,
                 register_num=self.config.register_num,
                 debug_dir=self.debug_dir(),
             )

@@ -78,7 +78,7 @@ TEST(BroadcastBinaryKernel, LargeSameShapeWorkIsSplit) {
   KernelRunner runner(conf, {{"x_0", MakeTensor(shape, SampleValues<float>(90000, 1))},
                              {"y_0", MakeTensor(shape, SampleValues<float>(90000, 2))}});
   runner.Run();
-  EXPECT_EQ(runner.stream().parallel_for_calls, 1);
+  EXPECT_EQ(runner.device().parallel_for_calls, 1);
 }
 
 TEST(BiasAddKernel, AddsAlongAnyAxis) {

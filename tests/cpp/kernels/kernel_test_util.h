@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for CPU kernel tests: a stream that runs ParallelFor chunks inline (last chunk first,
+// Helpers for CPU kernel tests: a CPU device that runs ParallelFor chunks inline (last chunk first,
 // so a kernel that depends on chunk order fails), and a runner that infers an op's outputs,
 // allocates them, builds the kernel from the registry and calls Forward.
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "oneflow/device/stream.h"
+#include "oneflow/device/cpu_device_context.h"
 #include "oneflow/framework/host_tensor.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
@@ -20,9 +20,9 @@
 namespace oneflow {
 namespace test {
 
-class InlineTestStream final : public Stream {
+class InlineTestDevice final : public CpuDeviceContext {
  public:
-  void AddCallback(std::function<void()> callback) override { callback(); }
+  InlineTestDevice() : CpuDeviceContext(1) {}
   void ParallelFor(int64_t count, int64_t grain,
                    const std::function<void(int64_t, int64_t)>& fn) override {
     ++parallel_for_calls;
@@ -85,13 +85,13 @@ class KernelRunner {
                                              data_type)(init_context);
     for (auto& entry : inputs_) { context_.AddBlob(entry.first, entry.second.AsBlob(), true); }
     for (auto& entry : outputs_) { context_.AddBlob(entry.first, entry.second.AsBlob(), false); }
-    context_.set_stream(&stream_);
+    context_.set_device(&device_);
   }
 
   void Run() { kernel_->Forward(context_); }
   const HostTensor& output(const std::string& key) const { return outputs_.at(key); }
   const HostTensor& input(const std::string& key) const { return inputs_.at(key); }
-  InlineTestStream& stream() { return stream_; }
+  InlineTestDevice& device() { return device_; }
 
  private:
   OperatorConf conf_;
@@ -99,7 +99,7 @@ class KernelRunner {
   std::map<std::string, HostTensor> outputs_;
   std::unique_ptr<Kernel> kernel_;
   KernelContext context_;
-  InlineTestStream stream_;
+  InlineTestDevice device_;
 };
 
 template <typename T>

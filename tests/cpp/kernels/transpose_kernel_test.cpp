@@ -96,7 +96,7 @@ TEST(TransposeKernel, LargeInputsAreSplitOverThreads) {
   KernelRunner runner(MakeOpConf("transpose", {{"in", 1}}, {MakeAttr("perm", perm_swap)}),
                       {{"in_0", MakeTensor(matrix, SampleValues<float>(matrix.elem_count()))}});
   runner.Run();
-  EXPECT_EQ(runner.stream().parallel_for_calls, 1);
+  EXPECT_EQ(runner.device().parallel_for_calls, 1);
 }
 
 TEST(TransposeKernel, EmptyInputIsFine) {

@@ -1,4 +1,4 @@
-#include "oneflow/device/cpu_stream.h"
+#include "oneflow/device/cpu_device_context.h"
 
 #include <cblas.h>
 
@@ -6,17 +6,14 @@
 
 namespace oneflow {
 
-CpuStream::CpuStream(int64_t compute_threads) : compute_threads_(compute_threads) {
-  for (int64_t i = 1; i < compute_threads; ++i) {
+CpuDeviceContext::CpuDeviceContext(int64_t compute_threads)
+    : compute_threads_(std::max<int64_t>(compute_threads, 1)) {
+  for (int64_t i = 1; i < compute_threads_; ++i) {
     workers_.emplace_back([this, i] { WorkerLoop(i); });
   }
 }
 
-void CpuStream::BindCurrentThread() const {
-  openblas_set_num_threads(static_cast<int>(compute_threads_));
-}
-
-CpuStream::~CpuStream() {
+CpuDeviceContext::~CpuDeviceContext() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -25,8 +22,17 @@ CpuStream::~CpuStream() {
   for (std::thread& worker : workers_) { worker.join(); }
 }
 
-void CpuStream::ParallelFor(int64_t count, int64_t grain,
-                            const std::function<void(int64_t, int64_t)>& fn) {
+const std::string& CpuDeviceContext::device_tag() const {
+  static const std::string kCpu = "cpu";
+  return kCpu;
+}
+
+void CpuDeviceContext::BindCurrentThread() {
+  openblas_set_num_threads(static_cast<int>(compute_threads_));
+}
+
+void CpuDeviceContext::ParallelFor(int64_t count, int64_t grain,
+                                   const std::function<void(int64_t, int64_t)>& fn) {
   if (count <= 0) { return; }
   const int64_t threads = static_cast<int64_t>(workers_.size()) + 1;
   grain = std::max<int64_t>(grain, 1);
@@ -43,16 +49,26 @@ void CpuStream::ParallelFor(int64_t count, int64_t grain,
     chunk_size_ = chunk_size;
     total_ = count;
     pending_workers_ = static_cast<int64_t>(workers_.size());
+    worker_error_ = nullptr;
     ++generation_;
   }
   work_ready_.notify_all();
-  fn(0, std::min(chunk_size, count));  // chunk 0 on the calling thread
+  std::exception_ptr caller_error;
+  try {
+    fn(0, std::min(chunk_size, count));  // chunk 0 on the calling thread
+  } catch (...) {
+    caller_error = std::current_exception();
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   work_done_.wait(lock, [this] { return pending_workers_ == 0; });
   task_ = nullptr;
+  std::exception_ptr error = caller_error ? caller_error : worker_error_;
+  worker_error_ = nullptr;
+  lock.unlock();
+  if (error) { std::rethrow_exception(error); }
 }
 
-void CpuStream::WorkerLoop(int64_t worker_index) {
+void CpuDeviceContext::WorkerLoop(int64_t worker_index) {
   int64_t seen_generation = 0;
   while (true) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -64,8 +80,16 @@ void CpuStream::WorkerLoop(int64_t worker_index) {
     int64_t end = std::min(total_, begin + chunk_size_);
     bool has_chunk = worker_index < chunk_count_ && begin < end;
     lock.unlock();
-    if (has_chunk) { (*task)(begin, end); }
+    std::exception_ptr error;
+    if (has_chunk) {
+      try {
+        (*task)(begin, end);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
     lock.lock();
+    if (error && !worker_error_) { worker_error_ = error; }
     if (--pending_workers_ == 0) { work_done_.notify_one(); }
   }
 }
