@@ -1,14 +1,16 @@
 #pragma once
-// Lowers completed Jobs to one Plan. Each op becomes one compute task (one per device once
-// several devices arrive, with boxing tasks between them) producing one register desc that
-// holds all its outputs. Each job also gets a source tick task, which starts one iteration per
-// launched job instance and feeds every op without inputs, and a sink tick task, which consumes
-// every register nobody else reads and finishes the instance.
+// Lowers completed Jobs to one Plan, in two steps per job: BuildTaskGraph (task_graph.h: a node
+// per op and device, boxing nodes, ticks), then one task per node. Each task produces one
+// register desc holding its outputs (physical blobs), consumes the register descs of the nodes
+// it reads (each input bound to a register and a blob name), and runs on the thread of its
+// device. Variables' registers alias the session's variable parts.
 
+#include <string>
 #include <vector>
 
 #include "proto/job.pb.h"
 #include "proto/plan.pb.h"
+#include "proto/task_graph.pb.h"
 
 namespace oneflow {
 
@@ -17,6 +19,8 @@ struct PlanOptions {
   int64_t register_num = 2;
 };
 
-Plan BuildPlan(const std::vector<const Job*>& jobs, const PlanOptions& options);
+// `task_graphs`, when given, receives each job's TaskGraph (for debug dumps).
+Plan BuildPlan(const std::vector<const Job*>& jobs, const PlanOptions& options,
+               std::vector<TaskGraphProto>* task_graphs = nullptr);
 
 }  // namespace oneflow

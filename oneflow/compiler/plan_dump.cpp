@@ -7,6 +7,8 @@
 #include "google/protobuf/text_format.h"
 #include "oneflow/common/error.h"
 #include "oneflow/common/shape.h"
+#include "oneflow/compiler/task_graph.h"
+#include "oneflow/sbp/sbp_inference.h"
 
 namespace oneflow {
 
@@ -22,11 +24,27 @@ std::string TaskLabel(const TaskProto& task) {
   switch (task.task_type()) {
     case kSourceTick: return "source_tick";
     case kSinkTick: return "sink_tick";
+    case kCollective: {
+      static const char* kNames[] = {"", "all_reduce", "reduce_scatter", "all_gather",
+                                     "all_to_all"};
+      const CollectiveTaskProto& collective = task.collective();
+      return std::string(kNames[collective.kind()]) + " " + collective.lbn() + "\\nrank " +
+             std::to_string(collective.rank()) + " of " +
+             std::to_string(collective.rank_device_size());
+    }
     default: break;
   }
   if (task.exec_node_size() == 0) { return "task"; }
   const OperatorConf& op = task.exec_node(0).op_conf();
-  return op.name() + "\\n(" + op.op_type() + ")";
+  const ParallelContext& parallel = task.exec_node(0).parallel_context();
+  return op.name() + "\\n(" + op.op_type() + ") part " + std::to_string(parallel.parallel_id()) +
+         "/" + std::to_string(parallel.parallel_num());
+}
+
+std::string DevicesText(const ParallelConf& placement) {
+  std::string text;
+  for (const std::string& name : placement.device_name()) { text += (text.empty() ? "" : ",") + name; }
+  return placement.device_tag() + " " + text;
 }
 
 }  // namespace
@@ -58,8 +76,10 @@ std::string JobToDot(const Job& job) {
   std::string dot = "digraph job {\n  node [shape=box, fontsize=10];\n";
   std::map<std::string, std::string> producer;
   for (const OperatorConf& op : job.op()) {
-    dot += "  \"" + op.name() + "\" [label=\"" + op.name() + "\\n(" + op.op_type() + ")\"" +
-           (op.created_by_pass().empty() ? "" : ", style=dashed") + "];\n";
+    const std::string sbp = SbpSignatureToString(op.sbp_signature());
+    dot += "  \"" + op.name() + "\" [label=\"" + op.name() + "\\n(" + op.op_type() + ") " +
+           DevicesText(op.placement()) +
+           "\\n" + sbp + "\"" + (op.created_by_pass().empty() ? "" : ", style=dashed") + "];\n";
     for (const auto& entry : op.output()) {
       for (const std::string& lbn : entry.second.value()) { producer[lbn] = op.name(); }
     }
@@ -90,6 +110,15 @@ void DumpJob(const std::string& dir, const Job& job, const std::string& stage) {
   const std::string base = "job_" + job.job_conf().job_name() + "." + stage;
   WriteFile(std::filesystem::path(dir) / (base + ".prototxt"), text);
   WriteFile(std::filesystem::path(dir) / (base + ".dot"), JobToDot(job));
+}
+
+void DumpTaskGraph(const std::string& dir, const TaskGraphProto& graph) {
+  std::filesystem::create_directories(dir);
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(graph, &text);
+  const std::string base = "task_graph_" + graph.job_name();
+  WriteFile(std::filesystem::path(dir) / (base + ".prototxt"), text);
+  WriteFile(std::filesystem::path(dir) / (base + ".dot"), TaskGraphToDot(graph));
 }
 
 void DumpPlan(const std::string& dir, const Plan& plan) {

@@ -8,6 +8,7 @@
 
 #include "proto/job.pb.h"
 #include "proto/plan.pb.h"
+#include "proto/task_graph.pb.h"
 
 namespace oneflow {
 
@@ -17,6 +18,8 @@ std::string JobToDot(const Job& job);
 // Writes <dir>/job_<name>.<stage>.prototxt and .dot; stage is "traced" (as Python built it) or
 // "completed" (after the pass pipeline).
 void DumpJob(const std::string& dir, const Job& job, const std::string& stage);
+// Writes <dir>/task_graph_<job>.prototxt and .dot.
+void DumpTaskGraph(const std::string& dir, const TaskGraphProto& graph);
 // Writes <dir>/plan.prototxt and <dir>/plan.dot.
 void DumpPlan(const std::string& dir, const Plan& plan);
 

@@ -13,6 +13,20 @@ const BlobDesc& KernelInitContext::Desc(const std::string& argument, int64_t ind
   return it->second;
 }
 
+const BlobDesc& KernelInitContext::LogicalDesc(const std::string& argument, int64_t index) const {
+  auto it = logical_descs_.find(ArgumentKey(argument, index));
+  if (it == logical_descs_.end()) { return Desc(argument, index); }
+  return it->second;
+}
+
+SbpParallel KernelInitContext::Sbp(const std::string& argument, int64_t index) const {
+  auto it = conf_.sbp_signature().argument_to_sbp().find(ArgumentKey(argument, index));
+  if (it != conf_.sbp_signature().argument_to_sbp().end()) { return it->second; }
+  SbpParallel broadcast;
+  broadcast.mutable_broadcast_parallel();
+  return broadcast;
+}
+
 bool KernelInitContext::Has(const std::string& argument, int64_t index) const {
   return blob_descs_.count(ArgumentKey(argument, index)) > 0;
 }

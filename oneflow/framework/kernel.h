@@ -21,6 +21,7 @@
 #include "oneflow/framework/host_tensor.h"
 #include "proto/op_conf.pb.h"
 #include "proto/placement.pb.h"
+#include "proto/sbp.pb.h"
 
 namespace oneflow {
 
@@ -33,9 +34,15 @@ using WatchHandler = std::function<void(int64_t, const HostTensor&)>;
 
 class KernelInitContext {
  public:
+  // `blob_descs`: physical descriptions of the task's blobs; `logical_descs`: the logical ones
+  // (empty when they are the same, on one device).
   KernelInitContext(const OperatorConf& conf, std::map<std::string, BlobDesc> blob_descs,
-                    ParallelContext parallel_context)
-      : conf_(conf), blob_descs_(std::move(blob_descs)), parallel_context_(parallel_context) {}
+                    ParallelContext parallel_context,
+                    std::map<std::string, BlobDesc> logical_descs = {})
+      : conf_(conf),
+        blob_descs_(std::move(blob_descs)),
+        logical_descs_(std::move(logical_descs)),
+        parallel_context_(parallel_context) {}
 
   const OperatorConf& conf() const { return conf_; }
   template <typename T>
@@ -44,12 +51,17 @@ class KernelInitContext {
   }
   // Physical description of an input or output blob ("a", 0) of this task.
   const BlobDesc& Desc(const std::string& argument, int64_t index = 0) const;
+  // Logical description of the same blob (the whole, over all devices of the placement).
+  const BlobDesc& LogicalDesc(const std::string& argument, int64_t index = 0) const;
+  // How the blob is laid out over the devices (broadcast when the op chose none).
+  SbpParallel Sbp(const std::string& argument, int64_t index = 0) const;
   bool Has(const std::string& argument, int64_t index = 0) const;
   const ParallelContext& parallel_context() const { return parallel_context_; }
 
  private:
   const OperatorConf& conf_;
   std::map<std::string, BlobDesc> blob_descs_;
+  std::map<std::string, BlobDesc> logical_descs_;
   ParallelContext parallel_context_;
 };
 

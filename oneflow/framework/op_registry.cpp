@@ -70,8 +70,8 @@ OpDefBuilder& OpDefBuilder::OptionalInput(const std::string& name) {
   def_.inputs.push_back(ArgumentDef{name, true, false});
   return *this;
 }
-OpDefBuilder& OpDefBuilder::VariadicInput(const std::string& name) {
-  def_.inputs.push_back(ArgumentDef{name, false, true});
+OpDefBuilder& OpDefBuilder::VariadicInput(const std::string& name, bool optional) {
+  def_.inputs.push_back(ArgumentDef{name, optional, true});
   return *this;
 }
 OpDefBuilder& OpDefBuilder::Output(const std::string& name) {

@@ -87,7 +87,7 @@ class OpDefBuilder {
   explicit OpDefBuilder(const std::string& op_type);
   OpDefBuilder& Input(const std::string& name);
   OpDefBuilder& OptionalInput(const std::string& name);
-  OpDefBuilder& VariadicInput(const std::string& name);
+  OpDefBuilder& VariadicInput(const std::string& name, bool optional = false);
   OpDefBuilder& Output(const std::string& name);
   OpDefBuilder& OptionalOutput(const std::string& name);
   template <typename T>

@@ -5,6 +5,7 @@
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/job/placement.h"
 #include "oneflow/sbp/sbp_inference.h"
+#include "oneflow/sbp/tensor_slice.h"
 
 namespace oneflow {
 
@@ -147,6 +148,58 @@ void CheckByteSizeFits(const OperatorConf& conf, const std::string& argument,
 
 }  // namespace
 
+SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const OperatorConf& conf,
+                                                 const std::map<std::string, BlobDesc>& inputs,
+                                                 const std::map<std::string, BlobDesc>& descs,
+                                                 int64_t parallel_num) const {
+  SbpSelection selection;
+  selection.op_name = conf.name();
+  selection.op_type = conf.op_type();
+  selection.parallel_num = parallel_num;
+  selection.logical_descs = descs;
+  for (const auto& hint : conf.sbp_hint()) {
+    if (!descs.count(hint.first)) {
+      throw Error(ErrorKind::kValue) << "op '" << conf.name() << "' (" << conf.op_type()
+                                     << ") has an SBP hint for '" << hint.first
+                                     << "', which is none of its inputs or outputs";
+    }
+    selection.required[hint.first] = hint.second;
+  }
+  SbpContext sbp_context(conf, inputs, parallel_num);
+  if (def.sbp) { def.sbp(sbp_context); }
+  selection.candidates = sbp_context.signatures();
+  for (const auto& entry : conf.input()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      // The hint is how the producer laid the blob out (its chosen signature).
+      const std::string& lbn = entry.second.value(i);
+      std::string producer_name, producer_key;
+      ParseLbn(lbn, &producer_name, &producer_key);
+      const OperatorConf& producer = Op(producer_name);
+      const auto& producer_sbp = producer.sbp_signature().argument_to_sbp();
+      SbpInputHint hint;
+      auto found = producer_sbp.find(producer_key);
+      hint.producer_sbp = found != producer_sbp.end() ? found->second : BroadcastSbp();
+      hint.logical_desc = inputs.at(ArgumentKey(entry.first, i));
+      hint.producer_parallel_num = ParallelNum(producer.placement());
+      hint.same_placement = SamePlacement(producer.placement(), conf.placement());
+      const std::string key = ArgumentKey(entry.first, i);
+      if (def.mutable_inputs.count(entry.first)) {
+        // Updated in place: the op must work on the producer's own memory, so no boxing.
+        if (!hint.same_placement) {
+          throw Error(ErrorKind::kValue)
+              << "op '" << conf.name() << "' (" << conf.op_type() << ") updates input '"
+              << entry.first << "' in place, so it must be placed like its producer '"
+              << producer_name << "' (" << PlacementToString(producer.placement()) << "), not on "
+              << PlacementToString(conf.placement());
+        }
+        selection.required[key] = hint.producer_sbp;
+      }
+      selection.inputs[key] = hint;
+    }
+  }
+  return SelectSbpSignature(selection);
+}
+
 const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   if (conf.name().empty()) {
     throw Error(ErrorKind::kValue) << "an op of type '" << conf.op_type() << "' has no name";
@@ -160,18 +213,11 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
     *conf.mutable_placement() = DefaultPlacement();
   }
   CheckPlacementDevices(conf.placement(), resource_, conf.name());
-  int64_t parallel_num = ParallelNum(conf.placement());
-  if (parallel_num > 1) {
-    throw Error(ErrorKind::kNotImplemented)
-        << "op '" << conf.name() << "' is placed on " << parallel_num << " devices ("
-        << PlacementToString(conf.placement())
-        << "): running on several devices arrives in a later version; use one device (\"0:0\")";
-  }
+  const int64_t parallel_num = ParallelNum(conf.placement());
   CheckAndFillArguments(conf);
   FillAttributes(conf);
 
   std::map<std::string, BlobDesc> inputs;
-  std::map<std::string, SbpInputHint> hints;
   for (const auto& entry : conf.input()) {
     for (int64_t i = 0; i < entry.second.value_size(); ++i) {
       const std::string& lbn = entry.second.value(i);
@@ -200,33 +246,10 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
     }
   }
 
-  if (def.sbp) {
-    SbpContext sbp_context(conf, inputs, parallel_num);
-    def.sbp(sbp_context);
-    for (const auto& entry : conf.input()) {
-      for (int64_t i = 0; i < entry.second.value_size(); ++i) {
-        // The hint is how the producer laid the blob out (its chosen signature).
-        const std::string& lbn = entry.second.value(i);
-        std::string producer_name, producer_key;
-        ParseLbn(lbn, &producer_name, &producer_key);
-        const auto& producer_sbp = Op(producer_name).sbp_signature().argument_to_sbp();
-        SbpInputHint hint;
-        auto found = producer_sbp.find(producer_key);
-        if (found != producer_sbp.end()) {
-          hint.producer_sbp = found->second;
-        } else {
-          hint.producer_sbp.mutable_broadcast_parallel();
-        }
-        hint.logical_desc = inputs[ArgumentKey(entry.first, i)];
-        hints[ArgumentKey(entry.first, i)] = hint;
-      }
-    }
-    *conf.mutable_sbp_signature() =
-        SelectSbpSignature(conf.name(), sbp_context.signatures(), hints, parallel_num);
-  }
-
   std::map<std::string, BlobDesc> descs = inputs;
   for (const auto& entry : infer_context.outputs()) { descs[entry.first] = entry.second; }
+  *conf.mutable_sbp_signature() = ChooseSbpSignature(def, conf, inputs, descs, parallel_num);
+
   DataType kernel_data_type = KernelDataType(def, conf, descs);
   KernelRegistry::Instance().Get(conf.name(), conf.op_type(), conf.placement().device_tag() == "gpu"
                                                                   ? "cpu"

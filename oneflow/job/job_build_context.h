@@ -14,6 +14,8 @@
 
 namespace oneflow {
 
+struct OpDef;
+
 class JobBuildContext {
  public:
   explicit JobBuildContext(const JobConf& job_conf, DeviceResource resource = DeviceResource());
@@ -36,6 +38,10 @@ class JobBuildContext {
 
  private:
   void CheckAndFillArguments(OperatorConf& conf) const;
+  SbpSignature ChooseSbpSignature(const OpDef& def, const OperatorConf& conf,
+                                  const std::map<std::string, BlobDesc>& inputs,
+                                  const std::map<std::string, BlobDesc>& descs,
+                                  int64_t parallel_num) const;
   void FillAttributes(OperatorConf& conf) const;
   std::string DescribeInputs(const OperatorConf& conf) const;
 

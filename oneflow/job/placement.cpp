@@ -86,6 +86,24 @@ int64_t ParallelNum(const ParallelConf& conf) {
   return static_cast<int64_t>(ParsePlacement(conf).size());
 }
 
+bool SamePlacement(const ParallelConf& a, const ParallelConf& b) {
+  std::vector<DeviceId> left = ParsePlacement(a);
+  std::vector<DeviceId> right = ParsePlacement(b);
+  if (left.size() != right.size()) { return false; }
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (left[i].machine != right[i].machine || left[i].device != right[i].device) { return false; }
+  }
+  return true;
+}
+
+ParallelConf FirstDevicePlacement(const ParallelConf& conf) {
+  DeviceId first = ParsePlacement(conf).front();
+  ParallelConf result;
+  result.set_device_tag(conf.device_tag());
+  result.add_device_name(std::to_string(first.machine) + ":" + std::to_string(first.device));
+  return result;
+}
+
 ParallelConf DefaultPlacement() {
   ParallelConf conf;
   conf.set_device_tag("cpu");

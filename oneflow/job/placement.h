@@ -33,6 +33,10 @@ std::vector<DeviceId> ParsePlacement(const ParallelConf& conf);
 void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resource,
                            const std::string& op_name);
 int64_t ParallelNum(const ParallelConf& conf);
+// Same devices in the same order (the device tag is ignored: gpu maps to cpu here).
+bool SamePlacement(const ParallelConf& a, const ParallelConf& b);
+// The placement's first device alone.
+ParallelConf FirstDevicePlacement(const ParallelConf& conf);
 ParallelConf DefaultPlacement();  // cpu "0:0"
 std::string PlacementToString(const ParallelConf& conf);  // cpu["0:0-3"]
 

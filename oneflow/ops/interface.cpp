@@ -13,15 +13,23 @@ void InferInput(InferContext& ctx) {
 }
 
 void GetInputSbp(SbpContext& ctx) {
-  int64_t batch_axis = ctx.Attr<int64_t>("batch_axis");
-  if (batch_axis >= 0) {
+  const int64_t batch_axis = ctx.Attr<int64_t>("batch_axis");
+  if (batch_axis >= 0 && batch_axis < ctx.Attr<Shape>("shape").num_axes()) {
     ctx.NewSignature().Split("out", batch_axis).Build();
   } else {
     ctx.NewSignature().Broadcast("out").Build();
   }
 }
 
-// Return and watch hand their whole logical input to Python.
+// Each device of a return op writes its part of the result: any split, or broadcast.
+void GetReturnSbp(SbpContext& ctx) {
+  for (int64_t axis = 0; axis < ctx.LogicalInput("in").shape.num_axes(); ++axis) {
+    ctx.NewSignature().Split("in", axis).Build();
+  }
+  ctx.NewSignature().BroadcastAllInputs().Build();
+}
+
+// A watch op hands the whole logical blob to Python, from one device.
 void GetWholeInputSbp(SbpContext& ctx) { ctx.NewSignature().BroadcastAllInputs().Build(); }
 
 }  // namespace
@@ -39,7 +47,7 @@ REGISTER_OP("input")
 REGISTER_OP("return")
     .Input("in")
     .SetInferFn([](InferContext&) {})
-    .SetSbpFn(GetWholeInputSbp)
+    .SetSbpFn(GetReturnSbp)
     .NonDifferentiable();
 
 REGISTER_OP("watch")

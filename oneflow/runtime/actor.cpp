@@ -1,13 +1,11 @@
 #include "oneflow/runtime/actor.h"
 
-#include <cstdlib>
-
 #include "oneflow/common/error.h"
 #include "oneflow/device/device_context.h"
 #include "oneflow/framework/host_tensor.h"
 #include "oneflow/runtime/job_instance.h"
+#include "oneflow/runtime/register_manager.h"
 #include "oneflow/runtime/thread.h"
-#include "oneflow/session/variable_store.h"
 
 namespace oneflow {
 
@@ -16,23 +14,8 @@ Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& 
   for (const RegstDescProto& desc : task_.produced_regst_desc()) {
     ProducedSlot& slot = produced_.emplace_back();
     slot.desc = &desc;
-    for (int64_t i = 0; i < desc.register_num(); ++i) {
-      void* memory = nullptr;
-      if (!desc.variable_name().empty()) {
-        memory = context.variables->Get(desc.variable_name()).data;
-      } else if (desc.byte_size() > 0) {
-        memory = std::aligned_alloc(64, desc.byte_size());
-        if (memory == nullptr) {
-          throw Error(ErrorKind::kRuntime)
-              << "out of memory: cannot allocate " << desc.byte_size() << " bytes for a register"
-              << " of task " << task.task_id()
-              << (task.exec_node_size() ? " (op '" + task.exec_node(0).op_conf().name() + "')" : "");
-        }
-        slot.memory.emplace_back(memory, [](void* pointer) { std::free(pointer); });
-      }
-      slot.regsts.push_back(std::make_unique<Regst>(desc, memory));
-      slot.free.push_back(slot.regsts.back().get());
-    }
+    slot.regsts = context.registers->Registers(desc.regst_desc_id());
+    slot.free.assign(slot.regsts.begin(), slot.regsts.end());
     RegstStats& stats = stats_[desc.regst_desc_id()];
     stats.register_num = desc.register_num();
   }
@@ -156,10 +139,20 @@ void Actor::ActOnce() {
   SendAfterStream(std::move(messages));
 }
 
+Stream& Actor::stream() { return device_.stream(); }
+
+int64_t Actor::ConsumedPosition(int64_t regst_desc_id) const {
+  for (size_t position = 0; position < consumed_ids_.size(); ++position) {
+    if (consumed_ids_[position] == regst_desc_id) { return static_cast<int64_t>(position); }
+  }
+  OF_CHECK(false) << "actor " << actor_id_ << " does not consume register desc " << regst_desc_id;
+  return -1;
+}
+
 void Actor::SendAfterStream(std::vector<ActorMessage> messages) {
   if (messages.empty()) { return; }
   const MessageBus* bus = context_.bus;
-  device_.stream().AddCallback([bus, messages = std::move(messages)]() mutable {
+  stream().AddCallback([bus, messages = std::move(messages)]() mutable {
     for (ActorMessage& message : messages) { bus->Send(std::move(message)); }
   });
 }

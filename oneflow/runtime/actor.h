@@ -23,15 +23,18 @@
 
 namespace oneflow {
 
+class Communicator;
 class DeviceContext;
 class MessageBus;
-class VariableStore;
+class RegisterManager;
+class Stream;
 
 // What every actor of one runtime shares. Owned by the Runtime.
 struct ActorContext {
   const MessageBus* bus = nullptr;
   const WatchHandler* watch_handler = nullptr;
-  VariableStore* variables = nullptr;
+  const RegisterManager* registers = nullptr;
+  Communicator* communicator = nullptr;
   std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
   // Called by a sink actor when an iteration of job `job_id` has finished (after Finish()).
   std::function<void(int64_t job_id, JobInstance* instance)> on_iteration_finished;
@@ -68,6 +71,12 @@ class Actor {
 
   const ActorContext& context() const { return context_; }
   DeviceContext& device() const { return device_; }
+  // Where the actor's work is ordered: outgoing registers and end-of-data are sent once the work
+  // enqueued before them is done. The device's stream, unless the actor's work completes
+  // elsewhere (a collective).
+  virtual Stream& stream();
+  // Position of `regst_desc_id` among consumed_ids().
+  int64_t ConsumedPosition(int64_t regst_desc_id) const;
   const TaskProto& task() const { return task_; }
   // Consumed register desc ids in consumed order.
   const std::vector<int64_t>& consumed_ids() const { return consumed_ids_; }
@@ -75,8 +84,7 @@ class Actor {
  private:
   struct ProducedSlot {
     const RegstDescProto* desc;
-    std::vector<std::unique_ptr<Regst>> regsts;
-    std::vector<std::shared_ptr<void>> memory;
+    std::vector<Regst*> regsts;  // owned by the RegisterManager
     std::deque<Regst*> free;
   };
   struct ConsumedSlot {

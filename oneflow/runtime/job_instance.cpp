@@ -25,6 +25,13 @@ void JobInstance::SetOutput(const std::string& op_name, HostTensor tensor) {
   outputs_[op_name] = std::move(tensor);
 }
 
+HostTensor JobInstance::OutputBuffer(const std::string& op_name, const BlobDesc& logical) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = outputs_.find(op_name);
+  if (it == outputs_.end()) { it = outputs_.emplace(op_name, HostTensor::Allocate(logical)).first; }
+  return it->second;
+}
+
 void JobInstance::AddError(std::exception_ptr error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!error_) { error_ = error; }

@@ -26,6 +26,9 @@ class JobInstance {
   // The value pushed for input op `op_name`; throws if none was.
   const HostTensor& Input(const std::string& op_name) const;
   void SetOutput(const std::string& op_name, HostTensor tensor);
+  // The result of return op `op_name`, allocated (as `logical`) by the first caller; the return
+  // tasks of its devices each write their part of it.
+  HostTensor OutputBuffer(const std::string& op_name, const BlobDesc& logical);
   // Valid after Wait() returned.
   const std::map<std::string, HostTensor>& outputs() const { return outputs_; }
 

@@ -1,5 +1,6 @@
 #include "oneflow/runtime/runtime.h"
 
+#include "oneflow/comm/in_process_communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
 #include "oneflow/runtime/job_instance.h"
@@ -8,10 +9,20 @@ namespace oneflow {
 
 Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
                  const RuntimeOptions& options)
-    : plan_(plan), watch_handler_(std::move(watch_handler)) {
+    : plan_(plan), watch_handler_(std::move(watch_handler)), registers_(plan_, variables) {
+  // Collectives run their shares on the devices' own threads (thread id = device id on this
+  // machine).
+  communicator_ = std::make_unique<InProcessCommunicator>(
+      [this](int64_t /*machine*/, int64_t device, std::function<void()> work) {
+        ActorMessage message;
+        message.type = ActorMessageType::kCall;
+        message.call = std::move(work);
+        threads_.at(device)->Send(std::move(message));
+      });
   actor_context_.bus = &bus_;
   actor_context_.watch_handler = &watch_handler_;
-  actor_context_.variables = &variables;
+  actor_context_.registers = &registers_;
+  actor_context_.communicator = communicator_.get();
   actor_context_.on_iteration_finished = [this](int64_t job_id, JobInstance* instance) {
     OnIterationFinished(job_id, instance);
   };

@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "oneflow/comm/communicator.h"
 #include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/register_manager.h"
 #include "oneflow/runtime/thread.h"
 #include "proto/plan.pb.h"
 
@@ -53,6 +55,8 @@ class Runtime {
 
   Plan plan_;
   WatchHandler watch_handler_;
+  RegisterManager registers_;  // allocated before any actor exists
+  std::unique_ptr<Communicator> communicator_;
   ActorContext actor_context_;
   MessageBus bus_;
   std::vector<std::unique_ptr<Thread>> threads_;

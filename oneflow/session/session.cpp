@@ -8,6 +8,7 @@
 #include "oneflow/compiler/plan_dump.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/runtime.h"
+#include "oneflow/sbp/tensor_slice.h"
 
 namespace oneflow {
 
@@ -90,15 +91,33 @@ void Session::Start() {
   if (runtime_) { return; }
   std::vector<const Job*> jobs;
   for (const auto& job : jobs_) { jobs.push_back(&job->job()); }
+  // A variable is stored in one layout: every job must place and lay it out alike.
+  std::map<std::string, std::pair<std::string, const OperatorConf*>> layouts;
   for (const Job* job : jobs) {
     for (const OperatorConf& op : job->op()) {
-      if (op.op_type() == "variable") { variables_.Declare(op); }
+      if (op.op_type() != "variable") { continue; }
+      auto sbp = op.sbp_signature().argument_to_sbp().find("out_0");
+      const std::string layout =
+          PlacementToString(op.placement()) + " " +
+          (sbp == op.sbp_signature().argument_to_sbp().end() ? "B" : SbpToString(sbp->second));
+      auto [it, inserted] = layouts.emplace(op.name(), std::make_pair(layout, &op));
+      if (!inserted && it->second.first != layout) {
+        throw Error(ErrorKind::kValue)
+            << "variable '" << op.name() << "' is laid out as " << it->second.first
+            << " in one job and as " << layout << " in job '" << job->job_conf().job_name()
+            << "'; jobs sharing a variable must place it alike";
+      }
     }
   }
+  for (const auto& entry : layouts) { variables_.Declare(*entry.second.second); }
   PlanOptions plan_options;
   plan_options.register_num = options_.register_num;
-  plan_ = BuildPlan(jobs, plan_options);
-  if (!options_.debug_dir.empty()) { DumpPlan(options_.debug_dir, plan_); }
+  std::vector<TaskGraphProto> task_graphs;
+  plan_ = BuildPlan(jobs, plan_options, &task_graphs);
+  if (!options_.debug_dir.empty()) {
+    for (const TaskGraphProto& graph : task_graphs) { DumpTaskGraph(options_.debug_dir, graph); }
+    DumpPlan(options_.debug_dir, plan_);
+  }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
   if (runtime_options.compute_threads == 0) {

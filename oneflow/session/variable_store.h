@@ -1,6 +1,9 @@
 #pragma once
-// The session's variables: name -> memory. Every job that declares a variable of that name
-// reads and updates the same memory, and values survive recompiling the job set.
+// The session's variables: name -> value. Every job that declares a variable of that name reads
+// and updates the same memory, and values survive recompiling the job set. A variable placed on
+// several devices is stored as one part per device, laid out by its SBP (a broadcast variable has
+// a full replica per device, a split one a slice per device); the runtime's registers alias the
+// parts, so updates happen in place.
 
 #include <map>
 #include <string>
@@ -8,20 +11,36 @@
 
 #include "oneflow/framework/host_tensor.h"
 #include "proto/op_conf.pb.h"
+#include "proto/sbp.pb.h"
 
 namespace oneflow {
 
 class VariableStore {
  public:
-  // Creates and initialises the variable of `variable_op` if absent; if present, checks that
-  // its shape and dtype agree (ValueError naming both otherwise).
+  // Creates the variable of `variable_op` (initialised from its initializer attributes, then
+  // laid out over its placement as its chosen SBP says) if absent. If present, checks that shape
+  // and dtype agree (ValueError naming both otherwise) and moves the value to the op's layout
+  // if that changed.
   void Declare(const OperatorConf& variable_op);
-  HostTensor& Get(const std::string& name);
+  // Part `parallel_id` of the variable's current layout.
+  HostTensor& Part(const std::string& name, int64_t parallel_id);
+  // The logical value (a copy when the variable is spread over several devices).
+  HostTensor Value(const std::string& name) const;
   bool Has(const std::string& name) const { return variables_.count(name) > 0; }
   std::vector<std::string> Names() const;
 
  private:
-  std::map<std::string, HostTensor> variables_;
+  struct Variable {
+    BlobDesc logical;
+    SbpParallel sbp;
+    int64_t parallel_num = 1;
+    std::vector<HostTensor> parts;
+  };
+  const Variable& Find(const std::string& name) const;
+  static std::vector<HostTensor> Split(const HostTensor& logical, const SbpParallel& sbp,
+                                       int64_t parallel_num);
+
+  std::map<std::string, Variable> variables_;
 };
 
 }  // namespace oneflow

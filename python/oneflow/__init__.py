@@ -14,7 +14,9 @@ from oneflow.framework.function import FunctionConfig, function_config, global_f
 from oneflow.framework.session import clear_default_session, sync_default_session  # noqa: F401
 from oneflow.framework.blob import LazyBlob, LocalBlob  # noqa: F401
 from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa: F401
-from oneflow.ops.array_ops import cast, constant, identity, matmul, reshape, transpose  # noqa: F401
+from oneflow.ops.array_ops import (  # noqa: F401
+    cast, constant, identity, matmul, parallel_cast, reshape, transpose,
+)
 from oneflow.ops.variables import get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401

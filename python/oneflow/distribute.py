@@ -1,4 +1,13 @@
-"""oneflow.distribute: SBP hints. Recorded now; they take effect with multi-device support."""
+"""oneflow.distribute: SBP hints for how a blob is laid out over the devices of its placement.
+
+    flow.distribute.split(axis)   each device holds a balanced slice along `axis`
+    flow.distribute.broadcast()   each device holds the whole blob
+    flow.distribute.auto()        no hint: the compiler's cost model decides
+
+Used by `blob.with_distribute(...)`, `flow.get_variable(..., distribute=...)`,
+`flow.layers.dense(..., model_distribute=...)` and `flow.parallel_cast(...)`. As in OneFlow, the
+same object is returned for the same hint, so `d is flow.distribute.split(0)` works.
+"""
 
 
 class Distribute:
@@ -6,24 +15,61 @@ class Distribute:
         self.kind = kind
         self.axis = axis
 
+    @property
+    def sbp(self):
+        """The SBP text the compiler takes ("S(0)", "B"), or None for auto."""
+        if self.kind == "split":
+            return "S(%d)" % self.axis
+        return "B" if self.kind == "broadcast" else None
+
     def __repr__(self):
         return "S(%d)" % self.axis if self.kind == "split" else self.kind
 
 
+class SplitDistribute(Distribute):
+    def __init__(self, axis):
+        super().__init__("split", axis)
+
+
+class BroadcastDistribute(Distribute):
+    def __init__(self):
+        super().__init__("broadcast")
+
+
+class AutoDistribute(Distribute):
+    def __init__(self):
+        super().__init__("auto")
+
+
+_splits = {}
+_broadcast = BroadcastDistribute()
+_auto = AutoDistribute()
+
+
 def split(axis):
-    if not isinstance(axis, int) or axis < 0:
+    if isinstance(axis, bool) or not isinstance(axis, int) or axis < 0:
         raise ValueError("flow.distribute.split: axis must be a non-negative int, got %r" % (axis,))
-    return Distribute("split", axis)
+    if axis not in _splits:
+        _splits[axis] = SplitDistribute(axis)
+    return _splits[axis]
 
 
 def broadcast():
-    return Distribute("broadcast")
+    return _broadcast
 
 
 def auto():
-    return Distribute("auto")
+    return _auto
 
 
 def assert_is_valid_distribute(distribute):
     if not isinstance(distribute, Distribute):
-        raise TypeError("expected a flow.distribute value, got %r" % (distribute,))
+        raise TypeError("expected a flow.distribute value (split(axis), broadcast() or auto()), "
+                        "got %r" % (distribute,))
+
+
+def from_sbp(text):
+    """The Distribute of an SBP text ("S(1)" -> split(1)); partial sums have none (None)."""
+    if text.startswith("S("):
+        return split(int(text[2:-1]))
+    return broadcast() if text == "B" else None

@@ -1,4 +1,5 @@
-"""Debug mode writes the traced Job, the completed Job and the Plan as text and Graphviz."""
+"""Debug mode writes the traced Job, the completed Job, the TaskGraph and the Plan as text and
+Graphviz."""
 import numpy as np
 
 import oneflow as flow
@@ -19,7 +20,8 @@ def test_debug_mode_dumps_jobs_and_plan(tmp_path, monkeypatch, sgd):
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
         "job_dumped.completed.dot", "job_dumped.completed.prototxt", "job_dumped.traced.dot",
-        "job_dumped.traced.prototxt", "plan.dot", "plan.prototxt",
+        "job_dumped.traced.prototxt", "plan.dot", "plan.prototxt", "task_graph_dumped.dot",
+        "task_graph_dumped.prototxt",
     ]
     traced = (tmp_path / "job_dumped.traced.prototxt").read_text()
     completed = (tmp_path / "job_dumped.completed.prototxt").read_text()
@@ -27,3 +29,6 @@ def test_debug_mode_dumps_jobs_and_plan(tmp_path, monkeypatch, sgd):
     assert "sgd_update" in completed and 'created_by_pass: "autograd"' in completed
     assert (tmp_path / "plan.dot").read_text().startswith("digraph plan")
     assert "task_type: kSourceTick" in (tmp_path / "plan.prototxt").read_text()
+    task_graph = (tmp_path / "task_graph_dumped.prototxt").read_text()
+    assert 'name: "mm@0"' in task_graph and "type: kSinkTickNode" in task_graph
+    assert (tmp_path / "task_graph_dumped.dot").read_text().startswith('digraph "task_graph_dumped"')

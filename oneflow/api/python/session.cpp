@@ -9,6 +9,7 @@
 #include "oneflow/compiler/plan_dump.h"
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/runtime/job_instance.h"
+#include "oneflow/sbp/tensor_slice.h"
 #include "oneflow/session/session.h"
 
 namespace py = pybind11;
@@ -17,15 +18,20 @@ namespace oneflow {
 
 namespace {
 
-// Output argument -> [(lbn, shape, dtype)] of an op as stored in the job.
+// Output argument -> [(lbn, shape, dtype, sbp)] of an op as stored in the job; sbp is how the
+// op lays the blob out over its devices ("S(0)", "B", "P").
 py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
   py::dict outputs;
   for (const auto& entry : op.output()) {
     py::list blobs;
-    for (const std::string& lbn : entry.second.value()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      const std::string& lbn = entry.second.value(i);
       const BlobDesc& desc = job.LogicalBlobDesc(lbn);
-      blobs.append(py::make_tuple(lbn, py::tuple(py::cast(desc.shape.dims())),
-                                  static_cast<int>(desc.data_type)));
+      auto sbp = op.sbp_signature().argument_to_sbp().find(ArgumentKey(entry.first, i));
+      blobs.append(py::make_tuple(
+          lbn, py::tuple(py::cast(desc.shape.dims())), static_cast<int>(desc.data_type),
+          sbp == op.sbp_signature().argument_to_sbp().end() ? std::string("B")
+                                                            : SbpToString(sbp->second)));
     }
     outputs[py::str(entry.first)] = blobs;
   }
@@ -35,7 +41,8 @@ py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
 py::dict AddOp(Session& session, const std::string& op_type, const std::string& name,
                const py::dict& inputs, const py::dict& attrs, const std::string& device_tag,
                const std::vector<std::string>& device_names,
-               const std::vector<std::string>& control_inputs) {
+               const std::vector<std::string>& control_inputs,
+               const std::map<std::string, std::string>& sbp_hints) {
   JobBuildContext& job = session.CurrentJob();
   const OpDef& def = OpRegistry::Instance().Get(op_type);
   OperatorConf conf;
@@ -62,6 +69,9 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
     }
   }
   for (const std::string& control : control_inputs) { conf.add_control_input(control); }
+  for (const auto& hint : sbp_hints) {
+    (*conf.mutable_sbp_hint())[hint.first] = SbpFromString(hint.second);
+  }
   const OperatorConf& added = job.AddOp(std::move(conf));
   return DescribeOutputs(job, added);
 }
@@ -150,7 +160,8 @@ void BindSession(py::module_& module) {
       .def("remove_job", &Session::RemoveJob)
       .def("add_op", &AddOp, py::arg("op_type"), py::arg("name"), py::arg("inputs"),
            py::arg("attrs"), py::arg("device_tag") = "", py::arg("device_names") = py::list(),
-           py::arg("control_inputs") = py::list())
+           py::arg("control_inputs") = py::list(),
+           py::arg("sbp_hints") = std::map<std::string, std::string>())
       .def("has_op", [](Session& session, const std::string& name) {
         return session.CurrentJob().HasOp(name);
       })
@@ -229,7 +240,7 @@ void BindSession(py::module_& module) {
       .def("variable_names", [](Session& session) { return session.variables().Names(); })
       .def("variable_value",
            [](Session& session, const std::string& name) {
-             const HostTensor& tensor = session.variables().Get(name);
+             const HostTensor tensor = session.variables().Value(name);
              return NumpyFromHostTensor(tensor).attr("copy")();
            })
       .def("job_text",

@@ -26,6 +26,7 @@ std::string StateVariable(JobBuildContext& job, const OperatorConf& variable,
                              .Attr("initializer", "constant")
                              .Attr("initializer_args", std::vector<double>{0.0})
                              .Attr("trainable", false)
+                             .Attr("split_axis", variable.attr().at("split_axis").int64_value())
                              .Build();
     *state.mutable_placement() = variable.placement();
     state.set_created_by_pass("optimizer");

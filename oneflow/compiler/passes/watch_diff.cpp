@@ -2,6 +2,7 @@
 // op on that gradient. The watched gradient is the unscaled one (before 1/loss-size scaling).
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/framework/op_conf_util.h"
+#include "oneflow/job/placement.h"
 
 namespace oneflow {
 namespace {
@@ -31,7 +32,8 @@ class WatchDiffPass final : public Pass {
                                .Input("in", diff->second)
                                .Attr("handler_id", entry.second)
                                .Build();
-      *watch.mutable_placement() = job.Op(OpNameOfLbn(diff->second)).placement();
+      // A watch hands the whole blob to Python from one device.
+      *watch.mutable_placement() = FirstDevicePlacement(job.Op(OpNameOfLbn(diff->second)).placement());
       watch.set_created_by_pass("watch_diff");
       job.AddOp(std::move(watch));
     }

@@ -1,4 +1,4 @@
-// CPU identity, reshape and reshape_like: each copies its input bytes to its output (the
+// CPU identity, reshape, reshape_like and parallel_cast: each copies its input bytes to its output (the
 // layouts are the same contiguous row-major order).
 
 #include <cstring>
@@ -35,6 +35,7 @@ struct CopyKernelsRegistrar {
     RegisterCopyKernels("identity");
     RegisterCopyKernels("reshape");
     RegisterCopyKernels("reshape_like");
+    RegisterCopyKernels("parallel_cast");
   }
 };
 const CopyKernelsRegistrar kCopyKernelsRegistrar;

@@ -1,8 +1,11 @@
-// CPU kernels of the interface ops and the variable op.
+// CPU kernels of the interface ops and the variable op. On several devices, an input task copies
+// its part of the call's value, and a return task writes its part of the call's result (each
+// device of a split blob its slice; of a broadcast one, only the first device).
 #include <cstring>
 
 #include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/tensor_slice_copy.h"
 #include "oneflow/runtime/job_instance.h"
 
 namespace oneflow {
@@ -15,20 +18,38 @@ class VariableKernel final : public Kernel {
   void Forward(KernelContext&) override {}
 };
 
+// Where this task's part sits in the whole blob `argument`.
+TensorSlice PartOf(const KernelInitContext& ctx, const std::string& argument) {
+  const ParallelContext& parallel = ctx.parallel_context();
+  return SliceOfPart(ctx.LogicalDesc(argument).shape, ctx.Sbp(argument), parallel.parallel_id(),
+                     std::max<int64_t>(parallel.parallel_num(), 1));
+}
+
 class InputKernel final : public Kernel {
  public:
-  explicit InputKernel(const KernelInitContext& ctx) : op_name_(ctx.conf().name()) {}
+  explicit InputKernel(const KernelInitContext& ctx)
+      : op_name_(ctx.conf().name()),
+        logical_(ctx.LogicalDesc("out")),
+        part_(PartOf(ctx, "out")),
+        whole_(FullSlice(logical_.shape)) {}
   void Forward(KernelContext& ctx) override {
     const HostTensor& value = ctx.job_instance()->Input(op_name_);
     Blob& out = ctx.Output("out");
-    OF_CHECK(value.desc.shape == out.shape() && value.desc.data_type == out.data_type())
+    OF_CHECK(value.desc.shape == logical_.shape && value.desc.data_type == logical_.data_type)
         << "input '" << op_name_ << "' got " << value.desc.ToString() << ", expected "
-        << out.desc().ToString();
-    std::memcpy(out.mut_raw(), value.data, out.byte_size());
+        << logical_.ToString();
+    if (part_ == whole_) {
+      std::memcpy(out.mut_raw(), value.data, out.byte_size());
+    } else {
+      CopyTensorSlice(logical_.data_type, part_, value.data, whole_, out.mut_raw(), part_, false);
+    }
   }
 
  private:
   std::string op_name_;
+  BlobDesc logical_;
+  TensorSlice part_;
+  TensorSlice whole_;
 };
 
 HostTensor CopyToHost(const Blob& blob) {
@@ -39,15 +60,35 @@ HostTensor CopyToHost(const Blob& blob) {
 
 class ReturnKernel final : public Kernel {
  public:
-  explicit ReturnKernel(const KernelInitContext& ctx) : op_name_(ctx.conf().name()) {}
+  explicit ReturnKernel(const KernelInitContext& ctx)
+      : op_name_(ctx.conf().name()),
+        logical_(ctx.LogicalDesc("in")),
+        part_(PartOf(ctx, "in")),
+        whole_(FullSlice(logical_.shape)),
+        writes_(ctx.Sbp("in").has_split_parallel() || ctx.parallel_context().parallel_id() == 0) {
+    OF_CHECK(!ctx.Sbp("in").has_partial_sum_parallel() || ctx.parallel_context().parallel_num() <= 1)
+        << "return op '" << op_name_ << "' got a partial-sum input";
+  }
   void Forward(KernelContext& ctx) override {
-    ctx.job_instance()->SetOutput(op_name_, CopyToHost(ctx.Input("in")));
+    if (!writes_) { return; }
+    const Blob& in = ctx.Input("in");
+    HostTensor result = ctx.job_instance()->OutputBuffer(op_name_, logical_);
+    if (part_ == whole_) {
+      std::memcpy(result.data, in.raw(), in.byte_size());
+    } else {
+      CopyTensorSlice(logical_.data_type, part_, in.raw(), part_, result.data, whole_, false);
+    }
   }
 
  private:
   std::string op_name_;
+  BlobDesc logical_;
+  TensorSlice part_;
+  TensorSlice whole_;
+  bool writes_;
 };
 
+// Watch ops are placed on one device, with the whole blob.
 class WatchKernel final : public Kernel {
  public:
   explicit WatchKernel(const KernelInitContext& ctx)

@@ -20,12 +20,17 @@ class ComputeActor final : public Actor {
       for (const auto& entry : exec.argument_blob_desc()) {
         descs[entry.first] = BlobDesc::FromProto(entry.second);
       }
+      std::map<std::string, BlobDesc> logical_descs;
+      for (const auto& entry : exec.logical_blob_desc()) {
+        logical_descs[entry.first] = BlobDesc::FromProto(entry.second);
+      }
       const OpDef& def = OpRegistry::Instance().Get(op.op_type());
       const KernelFactory& factory = KernelRegistry::Instance().Get(
           op.name(), op.op_type(), task.device_tag(), KernelDataType(def, op, descs));
       KernelSlot slot;
       slot.init_context = std::make_unique<KernelInitContext>(exec.op_conf(), descs,
-                                                              exec.parallel_context());
+                                                              exec.parallel_context(),
+                                                              std::move(logical_descs));
       slot.kernel = factory(*slot.init_context);
       slot.context.set_device(&device);
       slot.context.set_watch_handler(context.watch_handler);
@@ -33,7 +38,7 @@ class ComputeActor final : public Actor {
         for (const auto& entry : is_input ? op.input() : op.output()) {
           for (int64_t i = 0; i < entry.second.value_size(); ++i) {
             const std::string key = ArgumentKey(entry.first, i);
-            Binding binding = Locate(entry.second.value(i), is_input);
+            Binding binding = is_input ? LocateInput(exec, key) : LocateOutput(entry.second.value(i));
             binding.slot = slot.context.AddBlob(key, Blob(nullptr, descs.at(key)), is_input);
             slot.bindings.push_back(binding);
           }
@@ -59,22 +64,26 @@ class ComputeActor final : public Actor {
     std::vector<Binding> bindings;
   };
 
-  Binding Locate(const std::string& lbn, bool is_input) const {
-    if (is_input) {
-      for (size_t position = 0; position < consumed_ids().size(); ++position) {
-        const RegstDescProto& desc = *context().regst_descs.at(consumed_ids()[position]);
-        for (int64_t index = 0; index < desc.blob_size(); ++index) {
-          if (desc.blob(index).lbn() == lbn) {
-            return Binding{true, static_cast<int64_t>(position), index, -1};
-          }
-        }
-      }
-    } else {
-      for (int64_t position = 0; position < task().produced_regst_desc_size(); ++position) {
-        const RegstDescProto& desc = task().produced_regst_desc(position);
-        for (int64_t index = 0; index < desc.blob_size(); ++index) {
-          if (desc.blob(index).lbn() == lbn) { return Binding{false, position, index, -1}; }
-        }
+  Binding LocateInput(const ExecNode& exec, const std::string& key) const {
+    auto it = exec.input_binding().find(key);
+    OF_CHECK(it != exec.input_binding().end())
+        << "task " << task().task_id() << ": input '" << key << "' of op '"
+        << exec.op_conf().name() << "' has no binding";
+    const int64_t position = ConsumedPosition(it->second.regst_desc_id());
+    const RegstDescProto& desc = *context().regst_descs.at(it->second.regst_desc_id());
+    for (int64_t index = 0; index < desc.blob_size(); ++index) {
+      if (desc.blob(index).lbn() == it->second.lbn()) { return Binding{true, position, index, -1}; }
+    }
+    OF_CHECK(false) << "register desc " << it->second.regst_desc_id() << " holds no blob '"
+                    << it->second.lbn() << "'";
+    return Binding{};
+  }
+
+  Binding LocateOutput(const std::string& lbn) const {
+    for (int64_t position = 0; position < task().produced_regst_desc_size(); ++position) {
+      const RegstDescProto& desc = task().produced_regst_desc(position);
+      for (int64_t index = 0; index < desc.blob_size(); ++index) {
+        if (desc.blob(index).lbn() == lbn) { return Binding{false, position, index, -1}; }
       }
     }
     OF_CHECK(false) << "task " << task().task_id() << " has no register holding blob '" << lbn

@@ -51,19 +51,14 @@ class SinkTickActor final : public Actor {
 
 }  // namespace
 
-std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext& context,
-                                       DeviceContext& device);
+std::unique_ptr<Actor> NewSourceTickActor(const TaskProto& task, const ActorContext& context,
+                                          DeviceContext& device) {
+  return std::make_unique<SourceTickActor>(task, context, device);
+}
 
-std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,
-                                DeviceContext& device) {
-  switch (task.task_type()) {
-    case kCompute: return NewComputeActor(task, context, device);
-    case kSourceTick: return std::make_unique<SourceTickActor>(task, context, device);
-    case kSinkTick: return std::make_unique<SinkTickActor>(task, context, device);
-    default: break;
-  }
-  OF_CHECK(false) << "task " << task.task_id() << " has unknown task type " << task.task_type();
-  return nullptr;
+std::unique_ptr<Actor> NewSinkTickActor(const TaskProto& task, const ActorContext& context,
+                                        DeviceContext& device) {
+  return std::make_unique<SinkTickActor>(task, context, device);
 }
 
 }  // namespace oneflow

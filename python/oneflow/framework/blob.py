@@ -10,13 +10,18 @@ import numpy as np
 
 
 class LazyBlob:
-    """Handle of a logical blob "<op name>/<argument>_<index>" in the job being traced."""
+    """Handle of a logical blob "<op name>/<argument>_<index>" in the job being traced: its
+    logical shape and dtype, the placement of the op that produced it, how that op laid it out
+    (`sbp`: "S(0)", "B" or "P") and, after `with_distribute`, the layout its consumer must use."""
 
-    def __init__(self, lbn, shape, dtype, batch_axis=0):
+    def __init__(self, lbn, shape, dtype, batch_axis=0, placement=None, sbp="B", hint=None):
         self.logical_blob_name = lbn
         self._shape = tuple(shape)
         self._dtype = dtype
         self._batch_axis = batch_axis if len(shape) > 0 else None
+        self._placement = placement
+        self._sbp = sbp
+        self._hint = hint
 
     @property
     def lbn(self):
@@ -43,8 +48,33 @@ class LazyBlob:
         return self._batch_axis
 
     @property
+    def placement(self):
+        """The flow.scope.placement of the op that produced the blob."""
+        return self._placement
+
+    @property
+    def parallel_conf(self):
+        return self._placement
+
+    @property
+    def sbp(self):
+        return self._sbp
+
+    @property
     def split_axis(self):
-        return None
+        """The axis the blob is split along over its devices, or None."""
+        return int(self._sbp[2:-1]) if self._sbp.startswith("S(") else None
+
+    @property
+    def distribute(self):
+        from oneflow import distribute
+
+        return distribute.from_sbp(self._sbp)
+
+    @property
+    def distribute_hint(self):
+        """The layout a consumer must use (from with_distribute), or None."""
+        return self._hint
 
     @property
     def is_dynamic(self):
@@ -55,13 +85,26 @@ class LazyBlob:
         return False
 
     def with_distribute(self, distribute):
-        return self
+        """The same blob, with a hint that its consumers read it laid out as `distribute`
+        (flow.distribute.split(axis) / broadcast(); auto() removes the hint)."""
+        from oneflow import distribute as distribute_util
+
+        distribute_util.assert_is_valid_distribute(distribute)
+        if distribute.kind == "split" and distribute.axis >= len(self._shape):
+            raise ValueError("with_distribute: cannot split axis %d of blob %r of shape %r"
+                             % (distribute.axis, self.lbn, self._shape))
+        return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
+                        self._placement, self._sbp, None if distribute.kind == "auto" else distribute)
 
     def with_split_distribute(self, axis):
-        return self
+        from oneflow import distribute
+
+        return self.with_distribute(distribute.split(axis))
 
     def with_broadcast_distribute(self):
-        return self
+        from oneflow import distribute
+
+        return self.with_distribute(distribute.broadcast())
 
     def __repr__(self):
         return "LazyBlob(name=%r, shape=%r, dtype=%r)" % (self.lbn, self.shape, self.dtype)

@@ -183,7 +183,9 @@ def trace(session, desc):
         if isinstance(value, LazyBlob):
             name = "Return_%d" % counter[0]
             counter[0] += 1
-            op_builder.add_op("return", name, {"in": value}, placement=session.default_placement())
+            # On the producer's devices: each writes its part of the result.
+            op_builder.add_op("return", name, {"in": value},
+                              placement=value.placement or session.default_placement())
             return name
         if isinstance(value, (tuple, list)):
             return type(value)(add_returns(v) for v in value)

@@ -1,4 +1,6 @@
 """The one entry point through which every Python op wrapper adds an op to the traced job."""
+import contextlib
+
 from oneflow.framework import dtypes
 from oneflow.framework.blob import LazyBlob
 from oneflow.framework import session as session_util
@@ -30,17 +32,38 @@ def check_blob(value, op_type, argument):
     return value
 
 
+@contextlib.contextmanager
+def required_sbp(op_type, signature):
+    """Inside, every op of `op_type` that is added must take the layout `signature` (argument key
+    -> "S(0)" / "B" / "P", e.g. {"a_0": "S(1)", "out_0": "P"}). For tests that run an op under
+    each of its declared SBP signatures."""
+    session = current_job()
+    previous = session.scope.required_sbp
+    session.scope.required_sbp = dict(previous, **{op_type: dict(signature)})
+    try:
+        yield
+    finally:
+        session.scope.required_sbp = previous
+
+
 def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=()):
     """Adds one op; returns {output argument: [LazyBlob, ...]}.
 
     `inputs` maps argument names to a blob or a list of blobs. The C++ side infers shapes and
-    dtypes at once, so a user error raises here, naming the op, its inputs and the rule broken.
+    dtypes and chooses the op's SBP signature at once, so a user error raises here, naming the
+    op, its inputs and the rule broken. A blob made by `with_distribute` requires its layout.
     """
     session = current_job()
     lbns = {}
+    hints = dict(session.scope.required_sbp.get(op_type, {}))
     for argument, value in inputs.items():
         values = value if isinstance(value, (list, tuple)) else [value]
-        lbns[argument] = [check_blob(v, op_type, argument).lbn for v in values]
+        lbns[argument] = []
+        for index, blob in enumerate(values):
+            check_blob(blob, op_type, argument)
+            lbns[argument].append(blob.lbn)
+            if blob.distribute_hint is not None:
+                hints.setdefault("%s_%d" % (argument, index), blob.distribute_hint.sbp)
     placement = placement or session.scope.current_placement() or session.default_placement()
     outputs = session.cpp.add_op(
         op_type,
@@ -50,9 +73,13 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=())
         placement.device_tag,
         placement.device_names,
         list(control_inputs),
+        hints,
     )
     return {
-        argument: [LazyBlob(lbn, shape, dtypes.from_value(dtype)) for lbn, shape, dtype in blobs]
+        argument: [
+            LazyBlob(lbn, shape, dtypes.from_value(dtype), placement=placement, sbp=sbp)
+            for lbn, shape, dtype, sbp in blobs
+        ]
         for argument, blobs in outputs.items()
     }
 

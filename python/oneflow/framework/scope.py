@@ -41,6 +41,11 @@ class Placement:
     def __repr__(self):
         return "placement(%r, %r)" % (self.device_tag, self.device_names)
 
+    def first_device(self):
+        """The placement of this placement's first device alone ("0:2-3" -> "0:2")."""
+        machine, devices = self.device_names[0].split(":", 1)
+        return Placement(self.device_tag, ["%s:%s" % (machine, devices.split("-", 1)[0])])
+
 
 class LogicalView:
     def __init__(self, name):
@@ -68,6 +73,7 @@ class ScopeStack:
         self.placements = []
         self.namespaces = []
         self.name_counters = {}
+        self.required_sbp = {}  # op type -> {argument key: sbp}, see op_builder.required_sbp
 
     def push_placement(self, placement):
         self.placements.append(placement)

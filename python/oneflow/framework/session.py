@@ -61,6 +61,7 @@ class Session:
         self.pending_errors = []  # errors of asynchronous calls and callbacks
         self.watch_handlers = {}
         self.variables = {}  # name -> (shape, dtype) of every get_variable in this session
+        self.variable_placements = {}  # name -> placement in the job being traced
         # Serialises tracing, (re)starting and launching between Python threads; waiting for a
         # call's result happens outside it.
         self.lock = threading.RLock()

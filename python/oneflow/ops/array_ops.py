@@ -78,3 +78,21 @@ def transpose(a, perm=None, conjugate=False, batch_axis_non_change=False, name=N
         raise TypeError("transpose: perm must be a sequence of ints, got %r" % (perm,))
     return op_builder.add_single_output_op("transpose", name, "Transpose", {"in": a},
                                            {"perm": perm})
+
+
+def parallel_cast(input, name=None, distribute=None, gradient_distribute=None):  # noqa: A002
+    """The same values, laid out over the devices as `distribute` says (flow.distribute.split /
+    broadcast; None keeps the producer's layout); boxing converts the blob if needed. In a train
+    job its gradient is laid out as `gradient_distribute` (None: as it comes)."""
+    from oneflow import distribute as distribute_util
+
+    op_builder.check_blob(input, "parallel_cast", "input")
+    attrs = {}
+    for attr, value in (("sbp", distribute), ("grad_sbp", gradient_distribute)):
+        if value is None:
+            attrs[attr] = ""
+            continue
+        distribute_util.assert_is_valid_distribute(value)
+        attrs[attr] = value.sbp or ""
+    return op_builder.add_single_output_op("parallel_cast", name, "ParallelCast", {"in": input},
+                                           attrs)

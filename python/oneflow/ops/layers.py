@@ -9,12 +9,25 @@ def dense(
     bias_initializer=None, kernel_regularizer=None, bias_regularizer=None, trainable=True,
     name="Dense", model_distribute=None,
 ):
+    """out = activation(inputs @ weight.T + bias), weight of shape (units, in). With
+    model_distribute=flow.distribute.split(0) the weight and bias are split along `units` over
+    the devices (model parallelism: the output is split along its last axis)."""
+    from oneflow import distribute
+
     op_builder.check_blob(inputs, "dense", "inputs")
     if not isinstance(units, int) or units <= 0:
         raise ValueError("dense: units must be a positive int, got %r" % (units,))
     in_shape = inputs.shape
     if len(in_shape) < 2:
         raise ValueError("dense: inputs must have at least 2 dims, got shape %r" % (in_shape,))
+    if model_distribute is None:
+        model_distribute = distribute.broadcast()
+    if model_distribute not in (distribute.auto(), distribute.broadcast(), distribute.split(0)):
+        raise ValueError("dense: model_distribute must be flow.distribute.auto(), broadcast() or "
+                         "split(0) (the units axis), got %r" % (model_distribute,))
+    if model_distribute is distribute.split(0) and len(in_shape) != 2:
+        raise ValueError("dense: model_distribute=split(0) needs 2-D inputs, got shape %r"
+                         % (in_shape,))
     session = op_builder.current_job()
     with session.scope.namespace(name):
         flat = inputs
@@ -24,14 +37,14 @@ def dense(
             "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
             initializer=kernel_initializer or initializers.constant_initializer(0),
             trainable=trainable, distribute=model_distribute,
-        )
+        ).with_distribute(model_distribute)
         out = array_ops.matmul(flat, weight, transpose_b=True, name="matmul")
         if use_bias:
             bias = variables.get_variable(
                 "bias", shape=(units,), dtype=inputs.dtype,
                 initializer=bias_initializer or initializers.constant_initializer(0),
-                trainable=trainable,
-            )
+                trainable=trainable, distribute=model_distribute,
+            ).with_distribute(model_distribute)
             out = nn_ops.bias_add(out, bias, name="bias_add")
         if activation is not None:
             out = activation(out, name="activation")

@@ -29,8 +29,9 @@ def get_variable(
             raise ValueError("get_variable %r: variable already exists and reuse=False" % full_name)
         from oneflow.framework.blob import LazyBlob
 
-        lbn, out_shape, out_dtype = session.cpp.op_outputs(full_name)["out"][0]
-        return LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype))
+        lbn, out_shape, out_dtype, sbp = session.cpp.op_outputs(full_name)["out"][0]
+        return LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
+                        placement=session.variable_placements.get(full_name), sbp=sbp)
     if initializer is None:
         initializer = initializers.constant_initializer(0.0)
     if not isinstance(initializer, initializers.InitializerConf):
@@ -39,8 +40,15 @@ def get_variable(
     if seed is None:
         seed = zlib.crc32(full_name.encode("utf-8"))
     split_axis = -1
-    if distribute is not None and getattr(distribute, "axis", None) is not None:
-        split_axis = distribute.axis
+    if distribute is not None:
+        from oneflow import distribute as distribute_util
+
+        distribute_util.assert_is_valid_distribute(distribute)
+        if distribute.kind == "split":
+            if distribute.axis >= len(shape):
+                raise ValueError("get_variable %r: cannot split axis %d of shape %r"
+                                 % (full_name, distribute.axis, shape))
+            split_axis = distribute.axis
     attrs = {
         "shape": shape,
         "dtype": dtype.value,
@@ -52,4 +60,5 @@ def get_variable(
     }
     blob = op_builder.add_op("variable", full_name, {}, attrs)["out"][0]
     session.variables[full_name] = (shape, dtype)
+    session.variable_placements[full_name] = blob.placement
     return blob

@@ -20,8 +20,11 @@ def watch(blob, handler):
         raise TypeError("flow.watch: handler must be callable")
     session = op_builder.current_job()
     handler_id = session.add_watch_handler(handler, _wants_numpy(handler))
+    # The handler gets the whole blob, from the first device of the blob's placement.
+    placement = blob.placement.first_device() if blob.placement is not None else None
     op_builder.add_op(
-        "watch", op_builder.op_name(None, "Watch"), {"in": blob}, {"handler_id": handler_id}
+        "watch", op_builder.op_name(None, "Watch"), {"in": blob}, {"handler_id": handler_id},
+        placement=placement,
     )
 
 

@@ -1,4 +1,5 @@
 #include "oneflow/job/job_build_context.h"
+#include "oneflow/sbp/tensor_slice.h"
 
 #include "oneflow/framework/kernel_registry.h"
 
@@ -79,15 +80,42 @@ TEST(JobBuildContext, ShapesWhoseByteSizeOverflowsAreRejected) {
   EXPECT_NO_THROW(test::AddInput(job, "large", Shape({int64_t{1} << 20, int64_t{1} << 20})));
 }
 
-TEST(JobBuildContext, SeveralDevicesAreNotImplementedYet) {
+TEST(JobBuildContext, SeveralDevicesChooseAndRecordTheLayout) {
   JobBuildContext job(test::MakeJobConf("job", false));
-  OperatorConf conf = OpConfBuilder("input", "x").Attr("shape", Shape({4})).Attr("dtype", kFloat).Build();
-  conf.mutable_placement()->set_device_tag("cpu");
-  conf.mutable_placement()->add_device_name("0:0-1");
+  std::string x = test::AddInput(job, "x", Shape({4, 6}), kFloat, "0:0-1");
+  EXPECT_EQ(SbpToString(job.Op("x").sbp_signature().argument_to_sbp().at("out_0")), "S(0)");
+  // The relu follows its producer's layout; a hint on its output overrides that.
+  const OperatorConf& follows = job.AddOp(
+      OpConfBuilder("relu", "r1").Input("x", x).Placement(test::CpuPlacement("0:0-1")).Build());
+  EXPECT_EQ(SbpToString(follows.sbp_signature().argument_to_sbp().at("y_0")), "S(0)");
+  OperatorConf hinted =
+      OpConfBuilder("relu", "r2").Input("x", x).Placement(test::CpuPlacement("0:0-1")).Build();
+  (*hinted.mutable_sbp_hint())["y_0"] = SplitSbp(1);
+  EXPECT_EQ(SbpToString(job.AddOp(hinted).sbp_signature().argument_to_sbp().at("x_0")), "S(1)");
+}
+
+TEST(JobBuildContext, SplittingAnAxisShorterThanTheDeviceCountIsAnError) {
+  JobBuildContext job(test::MakeJobConf("job", false));
   ErrorKind kind;
-  std::string text = ErrorText([&] { job.AddOp(conf); }, &kind);
-  EXPECT_EQ(kind, ErrorKind::kNotImplemented);
-  EXPECT_NE(text.find("2 devices"), std::string::npos) << text;
+  std::string text = ErrorText([&] { test::AddInput(job, "x", Shape({3}), kFloat, "0:0-3"); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::kValue);
+  EXPECT_NE(text.find("op 'x' (input) on 4 devices"), std::string::npos) << text;
+  EXPECT_NE(text.find("shorter than the device count"), std::string::npos) << text;
+}
+
+TEST(JobBuildContext, PlacementsNamingMissingDevicesAreErrors) {
+  DeviceResource resource;
+  resource.cpu_device_num = 2;
+  JobBuildContext job(test::MakeJobConf("job", false), resource);
+  ErrorKind kind;
+  std::string text = ErrorText([&] { test::AddInput(job, "x", Shape({4}), kFloat, "0:3"); }, &kind);
+  EXPECT_EQ(kind, ErrorKind::kValue);
+  EXPECT_NE(text.find("op 'x' is placed on cpu[\"0:3\"], which names device 3, but each machine "
+                      "has 2 devices"),
+            std::string::npos)
+      << text;
+  text = ErrorText([&] { test::AddInput(job, "y", Shape({4}), kFloat, "1:0"); }, &kind);
+  EXPECT_NE(text.find("names machine 1, but this run has 1 machine"), std::string::npos) << text;
 }
 
 TEST(KernelRegistry, MissingDtypeIsNotImplementedAndNamesOpDeviceAndDtypes) {

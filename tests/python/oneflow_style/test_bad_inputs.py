@@ -1181,19 +1181,21 @@ def huge_reshape_dims():
 _later = ["later", "not supported", "not yet", "arrives"]
 
 
-@case("NotImplementedError", words=_later, same_session=False)
-def two_devices():
-    flow.config.gpu_device_num(2)
+@case("ValueError", words=["shorter than the device count"], same_session=False)
+def split_axis_shorter_than_devices():
+    flow.config.gpu_device_num(4)
     run_job(lambda a: a + 1, P((3,)))
 
 
-@case("NotImplementedError", words=_later)
-def placement_two_devices():
+@case("ValueError", words=["names device 2"], same_session=False)
+def placement_beyond_the_devices():
+    flow.config.cpu_device_num(2)
+
     def body(a):
-        with flow.scope.placement("cpu", "0:0-1"):
+        with flow.scope.placement("cpu", "0:2-3"):
             return flow.math.relu(a)
 
-    run_job(body, P((3,)))
+    run_job(body, P((4,)))
 
 
 @case("NotImplementedError", words=_later + ["mirrored"])

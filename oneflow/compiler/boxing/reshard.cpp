@@ -1,0 +1,251 @@
+#include "oneflow/compiler/boxing/reshard.h"
+
+#include "oneflow/common/error.h"
+#include "oneflow/framework/attr.h"
+#include "oneflow/framework/op_conf_util.h"
+#include "oneflow/sbp/tensor_slice.h"
+
+namespace oneflow {
+
+namespace {
+
+int64_t Count(const BlobLayout& layout) { return static_cast<int64_t>(layout.devices.size()); }
+
+// On one device every layout holds the whole blob.
+SbpParallel Normalized(const BlobLayout& layout) {
+  return Count(layout) == 1 ? BroadcastSbp() : layout.sbp;
+}
+
+bool SameDevice(const DeviceId& a, const DeviceId& b) {
+  return a.machine == b.machine && a.device == b.device;
+}
+
+bool SameDevices(const BlobLayout& a, const BlobLayout& b) {
+  if (a.devices.size() != b.devices.size()) { return false; }
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    if (!SameDevice(a.devices[i], b.devices[i])) { return false; }
+  }
+  return true;
+}
+
+std::string DeviceText(const DeviceId& device) {
+  return std::to_string(device.machine) + ":" + std::to_string(device.device);
+}
+
+void AppendSlice(std::vector<int64_t>* values, const TensorSlice& slice) {
+  values->insert(values->end(), slice.begin.begin(), slice.begin.end());
+  values->insert(values->end(), slice.extent.begin(), slice.extent.end());
+}
+
+// One part of the target layout and how it is assembled.
+struct Assembly {
+  std::vector<int64_t> sources;  // source parallel ids, in order
+  bool sum = false;              // add the sources (partial sums)
+  bool zero_fill = false;        // zero what the sources do not cover
+};
+
+class Resharder {
+ public:
+  Resharder(TaskGraph& graph, const std::string& lbn, const BlobDesc& logical,
+            const BlobLayout& src, const std::vector<int64_t>& src_nodes, const BlobLayout& dst)
+      : graph_(graph),
+        lbn_(lbn),
+        logical_(logical),
+        src_(src),
+        src_nodes_(src_nodes),
+        dst_(dst),
+        src_sbp_(Normalized(src)),
+        dst_sbp_(Normalized(dst)) {}
+
+  std::vector<int64_t> Run() {
+    if (SameDevices(src_, dst_) && SameSbp(src_sbp_, dst_sbp_)) { return src_nodes_; }
+    std::vector<int64_t> direct;
+    if (DirectReads(&direct)) { return direct; }
+    if (SameDevices(src_, dst_)) {
+      if (src_sbp_.has_partial_sum_parallel()) {
+        return Collective(dst_sbp_.has_broadcast_parallel() ? kAllReduce : kReduceScatter);
+      }
+      if (src_sbp_.has_split_parallel() && dst_sbp_.has_broadcast_parallel()) {
+        return Collective(kAllGather);
+      }
+      if (src_sbp_.has_split_parallel() && dst_sbp_.has_split_parallel()) {
+        return Collective(kAllToAll);
+      }
+      return LocalConversion();
+    }
+    return General();
+  }
+
+ private:
+  TensorSlice SrcSlice(int64_t id) const {
+    return SliceOfPart(logical_.shape, src_sbp_, id, Count(src_));
+  }
+  TensorSlice DstSlice(int64_t id) const {
+    return SliceOfPart(logical_.shape, dst_sbp_, id, Count(dst_));
+  }
+
+  // Each target part is a whole source part (prefer the one on the same device): the consumer
+  // reads that register as it is.
+  bool DirectReads(std::vector<int64_t>* nodes) const {
+    if (src_sbp_.has_partial_sum_parallel() || dst_sbp_.has_partial_sum_parallel()) {
+      return false;
+    }
+    for (int64_t d = 0; d < Count(dst_); ++d) {
+      const TensorSlice wanted = DstSlice(d);
+      int64_t found = -1;
+      for (int64_t s = 0; s < Count(src_); ++s) {
+        if (!(SrcSlice(s) == wanted)) { continue; }
+        if (found < 0 || SameDevice(src_.devices[s], dst_.devices[d])) { found = s; }
+      }
+      if (found < 0) { return false; }
+      nodes->push_back(src_nodes_[found]);
+    }
+    return true;
+  }
+
+  std::vector<int64_t> Collective(CollectiveKind kind) {
+    const int64_t collective_id = graph_.NewCollectiveId();
+    static const char* kNames[] = {"", "all_reduce", "reduce_scatter", "all_gather", "all_to_all"};
+    std::vector<int64_t> nodes;
+    for (int64_t rank = 0; rank < Count(dst_); ++rank) {
+      const DeviceId& device = dst_.devices[rank];
+      TaskNode* node = graph_.AddNode(kCollectiveNode, device.machine, device.device,
+                                      std::string(kNames[kind]) + "(" + lbn_ + " " +
+                                          SbpToString(src_sbp_) + "->" + SbpToString(dst_sbp_) +
+                                          ")@" + std::to_string(rank));
+      CollectiveTaskProto* collective = node->mutable_collective();
+      collective->set_collective_id(collective_id);
+      collective->set_kind(kind);
+      collective->set_rank(rank);
+      for (const DeviceId& member : dst_.devices) {
+        collective->add_rank_machine(member.machine);
+        collective->add_rank_device(member.device);
+      }
+      collective->set_lbn(lbn_);
+      *collective->mutable_logical_blob_desc() = logical_.ToProto();
+      *collective->mutable_src_sbp() = src_sbp_;
+      *collective->mutable_dst_sbp() = dst_sbp_;
+      TaskInput& input = (*node->mutable_input())["in_0"];
+      input.set_node_id(src_nodes_[rank]);
+      input.set_lbn(lbn_);
+      nodes.push_back(node->node_id());
+    }
+    return nodes;
+  }
+
+  // Same devices, no communication: each device converts its own part.
+  std::vector<int64_t> LocalConversion() {
+    std::vector<int64_t> nodes;
+    for (int64_t id = 0; id < Count(dst_); ++id) {
+      Assembly assembly;
+      if (dst_sbp_.has_partial_sum_parallel()) {
+        // B -> P: the first device holds the value, the others zeros; S -> P: each its slice.
+        const bool holds = src_sbp_.has_split_parallel() || id == 0;
+        if (holds) { assembly.sources.push_back(id); }
+        assembly.zero_fill = !holds || src_sbp_.has_split_parallel();
+      } else {
+        assembly.sources.push_back(id);  // B -> S: its own slice of its own copy
+      }
+      nodes.push_back(SliceBoxing(id, assembly));
+    }
+    return nodes;
+  }
+
+  // Any layouts: each target part gathers (or sums) what overlaps it.
+  std::vector<int64_t> General() {
+    std::vector<int64_t> nodes;
+    for (int64_t d = 0; d < Count(dst_); ++d) {
+      Assembly assembly;
+      const TensorSlice wanted = DstSlice(d);
+      if (dst_sbp_.has_partial_sum_parallel() && d > 0) {
+        assembly.zero_fill = true;  // the first part carries the whole value
+      } else if (src_sbp_.has_partial_sum_parallel()) {
+        for (int64_t s = 0; s < Count(src_); ++s) { assembly.sources.push_back(s); }
+        assembly.sum = true;
+      } else if (src_sbp_.has_broadcast_parallel()) {
+        int64_t chosen = 0;
+        for (int64_t s = 0; s < Count(src_); ++s) {
+          if (SameDevice(src_.devices[s], dst_.devices[d])) { chosen = s; }
+        }
+        assembly.sources.push_back(chosen);
+      } else {
+        for (int64_t s = 0; s < Count(src_); ++s) {
+          if (!Intersect(SrcSlice(s), wanted).empty()) { assembly.sources.push_back(s); }
+        }
+      }
+      nodes.push_back(SliceBoxing(d, assembly));
+    }
+    return nodes;
+  }
+
+  int64_t SliceBoxing(int64_t dst_id, const Assembly& assembly) {
+    const DeviceId& device = dst_.devices[dst_id];
+    const TensorSlice out_slice = DstSlice(dst_id);
+    const std::string name = "slice_boxing(" + lbn_ + " " + LayoutToString(src_) + "->" +
+                             LayoutToString(dst_) + ")@" + std::to_string(dst_id);
+    TaskNode* node = graph_.AddNode(kSliceBoxingNode, device.machine, device.device, name);
+    std::vector<int64_t> in_slices;
+    std::vector<int64_t> out_values;
+    AppendSlice(&out_values, out_slice);
+    OpConfBuilder builder("slice_boxing", name);
+    ExecNode* exec = node->mutable_exec();
+    for (size_t k = 0; k < assembly.sources.size(); ++k) {
+      const int64_t s = assembly.sources[k];
+      const TensorSlice slice = SrcSlice(s);
+      AppendSlice(&in_slices, slice);
+      builder.Input("in", lbn_);
+      const std::string key = ArgumentKey("in", static_cast<int64_t>(k));
+      (*exec->mutable_argument_blob_desc())[key] =
+          BlobDesc{slice.shape(), logical_.data_type}.ToProto();
+      TaskInput& input = (*node->mutable_input())[key];
+      input.set_node_id(src_nodes_[s]);
+      input.set_lbn(lbn_);
+    }
+    OperatorConf conf = builder.Attr("logical_shape", logical_.shape)
+                            .Attr("dtype", logical_.data_type)
+                            .Attr("in_slices", in_slices)
+                            .Attr("out_slice", out_values)
+                            .Attr("sum", assembly.sum)
+                            .Attr("zero_fill", assembly.zero_fill)
+                            .Build();
+    (*conf.mutable_output())["out"].add_value(lbn_);
+    conf.mutable_placement()->set_device_tag("cpu");
+    conf.mutable_placement()->add_device_name(DeviceText(device));
+    *exec->mutable_op_conf() = conf;
+    (*exec->mutable_argument_blob_desc())["out_0"] =
+        BlobDesc{out_slice.shape(), logical_.data_type}.ToProto();
+    exec->mutable_parallel_context()->set_parallel_id(0);
+    exec->mutable_parallel_context()->set_parallel_num(1);
+    return node->node_id();
+  }
+
+  TaskGraph& graph_;
+  const std::string& lbn_;
+  const BlobDesc& logical_;
+  const BlobLayout& src_;
+  const std::vector<int64_t>& src_nodes_;
+  const BlobLayout& dst_;
+  SbpParallel src_sbp_;
+  SbpParallel dst_sbp_;
+};
+
+}  // namespace
+
+std::vector<int64_t> Reshard(TaskGraph& graph, const std::string& lbn, const BlobDesc& logical,
+                             const BlobLayout& src, const std::vector<int64_t>& src_nodes,
+                             const BlobLayout& dst) {
+  OF_CHECK(src.devices.size() == src_nodes.size() && !src.devices.empty() && !dst.devices.empty())
+      << "reshard of '" << lbn << "': " << src.devices.size() << " devices, " << src_nodes.size()
+      << " nodes";
+  return Resharder(graph, lbn, logical, src, src_nodes, dst).Run();
+}
+
+std::string LayoutToString(const BlobLayout& layout) {
+  std::string text;
+  for (const DeviceId& device : layout.devices) {
+    text += (text.empty() ? "" : ",") + DeviceText(device);
+  }
+  return text + " " + SbpToString(Normalized(layout));
+}
+
+}  // namespace oneflow
