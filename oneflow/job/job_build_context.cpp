@@ -152,6 +152,33 @@ SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const Operato
                                                  const std::map<std::string, BlobDesc>& inputs,
                                                  const std::map<std::string, BlobDesc>& descs,
                                                  int64_t parallel_num) const {
+  return SelectSbpSignature(MakeSbpSelection(def, conf, inputs, descs, parallel_num));
+}
+
+std::vector<SbpSignature> JobBuildContext::ValidSbpSignatures(const std::string& op_name) const {
+  const OperatorConf& conf = Op(op_name);
+  const OpDef& def = OpRegistry::Instance().Get(conf.op_type());
+  std::map<std::string, BlobDesc> inputs;
+  std::map<std::string, BlobDesc> descs;
+  for (const bool is_input : {true, false}) {
+    for (const auto& entry : is_input ? conf.input() : conf.output()) {
+      for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+        const BlobDesc& desc = LogicalBlobDesc(entry.second.value(i));
+        descs[ArgumentKey(entry.first, i)] = desc;
+        if (is_input) { inputs[ArgumentKey(entry.first, i)] = desc; }
+      }
+    }
+  }
+  OperatorConf unhinted = conf;
+  unhinted.clear_sbp_hint();
+  return oneflow::ValidSbpSignatures(
+      MakeSbpSelection(def, unhinted, inputs, descs, ParallelNum(conf.placement())));
+}
+
+SbpSelection JobBuildContext::MakeSbpSelection(const OpDef& def, const OperatorConf& conf,
+                                               const std::map<std::string, BlobDesc>& inputs,
+                                               const std::map<std::string, BlobDesc>& descs,
+                                               int64_t parallel_num) const {
   SbpSelection selection;
   selection.op_name = conf.name();
   selection.op_type = conf.op_type();
@@ -197,7 +224,7 @@ SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const Operato
       selection.inputs[key] = hint;
     }
   }
-  return SelectSbpSignature(selection);
+  return selection;
 }
 
 const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {

@@ -10,6 +10,7 @@
 
 #include "oneflow/common/shape.h"
 #include "oneflow/job/placement.h"
+#include "oneflow/sbp/sbp_inference.h"
 #include "proto/job.pb.h"
 
 namespace oneflow {
@@ -33,11 +34,19 @@ class JobBuildContext {
   const BlobDesc& LogicalBlobDesc(const std::string& lbn) const;
   bool HasBlob(const std::string& lbn) const { return blob_descs_.count(lbn) > 0; }
 
+  // The SBP signatures op `op_name` declares that fit its placement (what the op could have
+  // chosen), for tests that run an op under each of them.
+  std::vector<SbpSignature> ValidSbpSignatures(const std::string& op_name) const;
+
   void SetBlobDiff(const std::string& lbn, const std::string& diff_lbn);
   void AddDiffWatch(const std::string& lbn, int64_t handler_id);
 
  private:
   void CheckAndFillArguments(OperatorConf& conf) const;
+  SbpSelection MakeSbpSelection(const OpDef& def, const OperatorConf& conf,
+                                const std::map<std::string, BlobDesc>& inputs,
+                                const std::map<std::string, BlobDesc>& descs,
+                                int64_t parallel_num) const;
   SbpSignature ChooseSbpSignature(const OpDef& def, const OperatorConf& conf,
                                   const std::map<std::string, BlobDesc>& inputs,
                                   const std::map<std::string, BlobDesc>& descs,

@@ -84,6 +84,16 @@ int64_t BoxingCost(const SbpParallel& from, int64_t from_parallel_num, bool same
   return 0;  // broadcast -> split: each device slices its own copy
 }
 
+std::vector<SbpSignature> ValidSbpSignatures(const SbpSelection& selection) {
+  std::vector<SbpSignature> valid;
+  for (const SbpSignature& candidate : selection.candidates) {
+    if (selection.parallel_num == 1 || InvalidSplit(candidate, selection).empty()) {
+      valid.push_back(candidate);
+    }
+  }
+  return valid;
+}
+
 SbpSignature SelectSbpSignature(const SbpSelection& selection) {
   std::vector<const SbpSignature*> valid;
   std::string first_invalid;

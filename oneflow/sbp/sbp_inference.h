@@ -43,6 +43,8 @@ struct SbpSelection {
 
 // Throws ValueError when no candidate is valid and agrees with the hints.
 SbpSignature SelectSbpSignature(const SbpSelection& selection);
+// The candidates that fit the device count (rule 1), ignoring hints.
+std::vector<SbpSignature> ValidSbpSignatures(const SbpSelection& selection);
 
 // Bytes written into the consumer's parts from other devices (or added up) when a blob laid out
 // as `from` over `from_parallel_num` devices is converted to `to` over `to_parallel_num`.

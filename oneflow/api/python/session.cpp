@@ -165,6 +165,42 @@ void BindSession(py::module_& module) {
       .def("has_op", [](Session& session, const std::string& name) {
         return session.CurrentJob().HasOp(name);
       })
+      .def("op_names",
+           [](Session& session) {
+             std::vector<std::string> names;
+             for (const OperatorConf& op : session.CurrentJob().job().op()) {
+               names.push_back(op.name());
+             }
+             return names;
+           },
+           "Names of the ops of the job being traced, in the order they were added.")
+      .def("op_type",
+           [](Session& session, const std::string& name) {
+             return session.CurrentJob().Op(name).op_type();
+           })
+      .def("sbp_candidates",
+           [](Session& session, const std::string& name) {
+             std::vector<std::map<std::string, std::string>> result;
+             for (const SbpSignature& signature : session.CurrentJob().ValidSbpSignatures(name)) {
+               std::map<std::string, std::string> entries;
+               for (const auto& entry : signature.argument_to_sbp()) {
+                 entries[entry.first] = SbpToString(entry.second);
+               }
+               result.push_back(entries);
+             }
+             return result;
+           },
+           "The SBP signatures (argument key -> 'S(0)'/'B'/'P') that op `name` of the job being "
+           "traced declares and that fit its placement.")
+      .def("sbp_signature",
+           [](Session& session, const std::string& name) {
+             std::map<std::string, std::string> entries;
+             for (const auto& entry : session.CurrentJob().Op(name).sbp_signature().argument_to_sbp()) {
+               entries[entry.first] = SbpToString(entry.second);
+             }
+             return entries;
+           },
+           "The SBP signature op `name` chose.")
       .def("op_outputs",
            [](Session& session, const std::string& name) {
              JobBuildContext& job = session.CurrentJob();

@@ -33,13 +33,14 @@ def check_blob(value, op_type, argument):
 
 
 @contextlib.contextmanager
-def required_sbp(op_type, signature):
-    """Inside, every op of `op_type` that is added must take the layout `signature` (argument key
-    -> "S(0)" / "B" / "P", e.g. {"a_0": "S(1)", "out_0": "P"}). For tests that run an op under
-    each of its declared SBP signatures."""
+def required_sbp(signatures):
+    """Inside, the op named `name` (for each name -> signature in `signatures`) must take the
+    layout `signature` when it is added (argument key -> "S(0)" / "B" / "P", e.g.
+    {"a_0": "S(1)", "out_0": "P"}). For tests that run an op under each of its declared SBP
+    signatures; op names are deterministic, so a first trace tells them."""
     session = current_job()
     previous = session.scope.required_sbp
-    session.scope.required_sbp = dict(previous, **{op_type: dict(signature)})
+    session.scope.required_sbp = dict(previous, **signatures)
     try:
         yield
     finally:
@@ -55,7 +56,7 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=())
     """
     session = current_job()
     lbns = {}
-    hints = dict(session.scope.required_sbp.get(op_type, {}))
+    hints = dict(session.scope.required_sbp.get(name, {}))
     for argument, value in inputs.items():
         values = value if isinstance(value, (list, tuple)) else [value]
         lbns[argument] = []

@@ -73,7 +73,7 @@ class ScopeStack:
         self.placements = []
         self.namespaces = []
         self.name_counters = {}
-        self.required_sbp = {}  # op type -> {argument key: sbp}, see op_builder.required_sbp
+        self.required_sbp = {}  # op name -> {argument key: sbp}, see op_builder.required_sbp
 
     def push_placement(self, placement):
         self.placements.append(placement)
