@@ -25,6 +25,9 @@ struct CollectiveCall {
   void* output = nullptr;       // this rank's part after it
 };
 
+// "all_reduce", "reduce_scatter", "all_gather", "all_to_all".
+const char* CollectiveKindName(CollectiveKind kind);
+
 class Communicator {
  public:
   using Done = std::function<void(std::exception_ptr error)>;

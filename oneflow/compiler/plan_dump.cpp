@@ -5,6 +5,7 @@
 #include <map>
 
 #include "google/protobuf/text_format.h"
+#include "oneflow/comm/communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/common/shape.h"
 #include "oneflow/compiler/task_graph.h"
@@ -25,10 +26,8 @@ std::string TaskLabel(const TaskProto& task) {
     case kSourceTick: return "source_tick";
     case kSinkTick: return "sink_tick";
     case kCollective: {
-      static const char* kNames[] = {"", "all_reduce", "reduce_scatter", "all_gather",
-                                     "all_to_all"};
       const CollectiveTaskProto& collective = task.collective();
-      return std::string(kNames[collective.kind()]) + " " + collective.lbn() + "\\nrank " +
+      return std::string(CollectiveKindName(collective.kind())) + " " + collective.lbn() + "\\nrank " +
              std::to_string(collective.rank()) + " of " +
              std::to_string(collective.rank_device_size());
     }

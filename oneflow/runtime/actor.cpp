@@ -1,5 +1,6 @@
 #include "oneflow/runtime/actor.h"
 
+#include "oneflow/comm/communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/device_context.h"
 #include "oneflow/framework/host_tensor.h"
@@ -8,6 +9,29 @@
 #include "oneflow/runtime/thread.h"
 
 namespace oneflow {
+
+namespace {
+
+double MicrosecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+std::string TaskName(const TaskProto& task) {
+  switch (task.task_type()) {
+    case kSourceTick: return "source_tick";
+    case kSinkTick: return "sink_tick";
+    case kCollective:
+      return std::string(CollectiveKindName(task.collective().kind())) + "(" +
+             task.collective().lbn() + ")@" + std::to_string(task.collective().rank());
+    default: break;
+  }
+  if (task.exec_node_size() == 0) { return "task " + std::to_string(task.task_id()); }
+  const ExecNode& exec = task.exec_node(0);
+  return exec.op_conf().name() + "@" + std::to_string(exec.parallel_context().parallel_id());
+}
 
 Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
     : task_(task), context_(context), device_(device), actor_id_(task.task_id()) {
@@ -23,6 +47,7 @@ Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& 
     consumed_ids_.push_back(id);
     consumed_[id];
   }
+  if (context.collect_act_events) { name_ = TaskName(task_); }
 }
 
 bool Actor::ProcessMessage(const ActorMessage& message) {
@@ -101,7 +126,20 @@ void Actor::ActOnce() {
     outputs.push_back(regst);
   }
 
-  Act(inputs, outputs);
+  if (context_.collect_act_events) {
+    ActEvent event;
+    event.actor_id = actor_id_;
+    event.machine_id = task_.machine_id();
+    event.thread_id = task_.thread_id();
+    event.piece_id = piece_id;
+    event.name = name_;
+    event.start_us = MicrosecondsSince(context_.start_time);
+    Act(inputs, outputs);
+    event.end_us = MicrosecondsSince(context_.start_time);
+    act_events_.push_back(std::move(event));
+  } else {
+    Act(inputs, outputs);
+  }
 
   // Messages leave through the stream, so they follow the work the act enqueued there (the CPU
   // stream runs inline; a CUDA stream will send them from its completion callback).

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "oneflow/framework/kernel.h"
+#include "oneflow/runtime/act_event.h"
 #include "oneflow/runtime/actor_message.h"
 #include "oneflow/runtime/regst.h"
 #include "proto/plan.pb.h"
@@ -38,6 +39,9 @@ struct ActorContext {
   std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
   // Called by a sink actor when an iteration of job `job_id` has finished (after Finish()).
   std::function<void(int64_t job_id, JobInstance* instance)> on_iteration_finished;
+  // Record an ActEvent per act (the actor timeline), timed from `start_time`.
+  bool collect_act_events = false;
+  std::chrono::steady_clock::time_point start_time;
 };
 
 // Instrumentation of one produced register desc (read by tests).
@@ -57,6 +61,7 @@ class Actor {
   // Handles one message and acts as long as it can. Returns true once the actor has finished.
   bool ProcessMessage(const ActorMessage& message);
   const std::map<int64_t, RegstStats>& stats() const { return stats_; }
+  const std::vector<ActEvent>& act_events() const { return act_events_; }
 
  protected:
   // Extra readiness condition and the work of one act. `inputs` holds the front register of
@@ -108,8 +113,14 @@ class Actor {
   std::vector<int64_t> consumed_ids_;
   std::map<int64_t, ConsumedSlot> consumed_;
   std::map<int64_t, RegstStats> stats_;
+  std::string name_;  // for the timeline
+  std::vector<ActEvent> act_events_;
   bool end_of_data_sent_ = false;
 };
+
+// "<op>@<parallel id>", "all_reduce(<blob>)@<rank>", "source_tick": how dumps and the actor
+// timeline name a task.
+std::string TaskName(const TaskProto& task);
 
 // Creates the actor for `task` by its task type.
 std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,

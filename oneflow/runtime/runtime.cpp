@@ -1,5 +1,7 @@
 #include "oneflow/runtime/runtime.h"
 
+#include <algorithm>
+
 #include "oneflow/comm/in_process_communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
@@ -23,6 +25,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   actor_context_.watch_handler = &watch_handler_;
   actor_context_.registers = &registers_;
   actor_context_.communicator = communicator_.get();
+  actor_context_.collect_act_events = options.collect_act_events;
+  actor_context_.start_time = std::chrono::steady_clock::now();
   actor_context_.on_iteration_finished = [this](int64_t job_id, JobInstance* instance) {
     OnIterationFinished(job_id, instance);
   };
@@ -144,6 +148,18 @@ void Runtime::Stop() {
     bus_.Send(std::move(message));
   }
   for (auto& thread : threads_) { thread->Join(); }
+}
+
+std::vector<ActEvent> Runtime::ActEvents() const {
+  std::vector<ActEvent> events;
+  for (const auto& thread : threads_) {
+    thread->ForEachFinishedActor([&](const Actor& actor) {
+      events.insert(events.end(), actor.act_events().begin(), actor.act_events().end());
+    });
+  }
+  std::sort(events.begin(), events.end(),
+            [](const ActEvent& a, const ActEvent& b) { return a.start_us < b.start_us; });
+  return events;
 }
 
 std::map<int64_t, RegstStats> Runtime::CollectRegstStats() const {

@@ -30,6 +30,7 @@ class VariableStore;
 
 struct RuntimeOptions {
   int64_t compute_threads = 1;  // threads per CPU device for ParallelFor and BLAS
+  bool collect_act_events = false;  // record the actor timeline (ActEvents())
 };
 
 class Runtime {
@@ -46,6 +47,8 @@ class Runtime {
   void Stop();
   // Register instrumentation of every actor, by register desc id (valid after Stop()).
   std::map<int64_t, RegstStats> CollectRegstStats() const;
+  // Every act of every actor, when options.collect_act_events (valid after Stop()).
+  std::vector<ActEvent> ActEvents() const;
 
  private:
   void SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance);

@@ -1,5 +1,7 @@
 #include "oneflow/session/session.h"
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -16,7 +18,13 @@ Session::Session(const SessionOptions& options) : options_(options) {
   watch_handler_ = [](int64_t, const HostTensor&) {};
 }
 
-Session::~Session() { Stop(); }
+Session::~Session() {
+  try {
+    Stop();
+  } catch (...) {
+    // Python stops the session explicitly (and sees errors there); a destructor cannot throw.
+  }
+}
 
 JobBuildContext& Session::OpenJob(const JobConf& job_conf) {
   if (open_job_) {
@@ -127,10 +135,31 @@ void Session::Start() {
     runtime_options.compute_threads =
         std::max<int64_t>(1, cores / std::max<int64_t>(1, used_threads.size()));
   }
+  runtime_options.collect_act_events = !options_.act_event_file.empty();
   runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
 }
 
-void Session::Stop() { runtime_.reset(); }
+void Session::Stop() {
+  if (!runtime_) { return; }
+  runtime_->Stop();
+  if (!options_.act_event_file.empty()) {
+    std::vector<ActEvent> events = runtime_->ActEvents();
+    const double offset = act_events_.empty() ? 0.0 : act_events_.back().end_us;
+    for (ActEvent& event : events) {  // later runtimes continue the timeline
+      event.start_us += offset;
+      event.end_us += offset;
+      act_events_.push_back(std::move(event));
+    }
+    std::filesystem::path path(options_.act_event_file);
+    if (path.has_parent_path()) { std::filesystem::create_directories(path.parent_path()); }
+    std::ofstream file(path);
+    if (!file) {
+      throw Error(ErrorKind::kRuntime) << "cannot write the actor timeline to " << path.string();
+    }
+    file << ActEventsToChromeTrace(act_events_);
+  }
+  runtime_.reset();
+}
 
 std::shared_ptr<JobInstance> Session::Launch(const std::string& job_name,
                                              std::map<std::string, HostTensor> inputs) {

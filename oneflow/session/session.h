@@ -10,6 +10,7 @@
 
 #include "oneflow/framework/kernel.h"
 #include "oneflow/job/job_build_context.h"
+#include "oneflow/runtime/act_event.h"
 #include "oneflow/runtime/actor.h"
 #include "oneflow/session/variable_store.h"
 #include "proto/plan.pb.h"
@@ -26,6 +27,8 @@ struct SessionOptions {
   int64_t compute_threads = 0;
   int64_t register_num = 2;
   std::string debug_dir;        // non-empty: dump jobs and the plan there at Start()
+  // Non-empty: record the actor timeline and write it there (Chrome trace JSON) at each Stop().
+  std::string act_event_file;
 };
 
 class Session {
@@ -68,6 +71,7 @@ class Session {
   WatchHandler watch_handler_;
   Plan plan_;
   std::unique_ptr<Runtime> runtime_;
+  std::vector<ActEvent> act_events_;  // of every runtime of this session
 };
 
 }  // namespace oneflow

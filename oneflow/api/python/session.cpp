@@ -136,8 +136,9 @@ void BindSession(py::module_& module) {
 
   py::class_<Session>(module, "Session")
       .def(py::init([](int64_t cpu_device_num, int64_t compute_threads, int64_t register_num,
-                       const std::string& debug_dir) {
+                       const std::string& debug_dir, const std::string& act_event_file) {
              SessionOptions options;
+             options.act_event_file = act_event_file;
              options.cpu_device_num = cpu_device_num;
              options.compute_threads = compute_threads;
              options.register_num = register_num;
@@ -145,7 +146,8 @@ void BindSession(py::module_& module) {
              return std::make_unique<Session>(options);
            }),
            py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
-           py::arg("register_num") = 2, py::arg("debug_dir") = "")
+           py::arg("register_num") = 2, py::arg("debug_dir") = "",
+           py::arg("act_event_file") = "")
       .def("open_job",
            [](Session& session, const std::string& job_name, bool is_train, int data_type) {
              JobConf conf;

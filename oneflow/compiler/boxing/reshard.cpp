@@ -1,5 +1,6 @@
 #include "oneflow/compiler/boxing/reshard.h"
 
+#include "oneflow/comm/communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/framework/attr.h"
 #include "oneflow/framework/op_conf_util.h"
@@ -105,12 +106,11 @@ class Resharder {
 
   std::vector<int64_t> Collective(CollectiveKind kind) {
     const int64_t collective_id = graph_.NewCollectiveId();
-    static const char* kNames[] = {"", "all_reduce", "reduce_scatter", "all_gather", "all_to_all"};
     std::vector<int64_t> nodes;
     for (int64_t rank = 0; rank < Count(dst_); ++rank) {
       const DeviceId& device = dst_.devices[rank];
       TaskNode* node = graph_.AddNode(kCollectiveNode, device.machine, device.device,
-                                      std::string(kNames[kind]) + "(" + lbn_ + " " +
+                                      std::string(CollectiveKindName(kind)) + "(" + lbn_ + " " +
                                           SbpToString(src_sbp_) + "->" + SbpToString(dst_sbp_) +
                                           ")@" + std::to_string(rank));
       CollectiveTaskProto* collective = node->mutable_collective();

@@ -50,6 +50,13 @@ def compute_thread_pool_size(value):
     _config().compute_threads = _positive_int(value, "compute_thread_pool_size")
 
 
+def collect_act_event(value=True):
+    """Records the actor timeline (one event per act: actor, op, thread, iteration, start and
+    end) and writes it as Chrome trace JSON to <log dir>/act_events.json when the session stops
+    (or to $ONEFLOW_ACT_EVENT_FILE, which also switches it on). See docs/parallelism.md."""
+    _config().collect_act_event = bool(value)
+
+
 def enable_legacy_model_io(value=True):
     _config().legacy_model_io = bool(value)
 
@@ -63,7 +70,6 @@ comm_net_worker_num = _ignored
 use_rdma = _ignored
 reserved_device_mem_mbyte = _ignored
 reserved_host_mem_mbyte = _ignored
-collect_act_event = _ignored
 enable_tensor_float_32_compute = _ignored
 enable_mem_chain_merge = _ignored
 

@@ -48,6 +48,7 @@ class SessionConfig:
         self.compute_threads = None  # None: the cores divided among the devices a Plan uses
         self.register_num = 2
         self.legacy_model_io = False
+        self.collect_act_event = False
 
 
 class Session:
@@ -95,6 +96,14 @@ class Session:
             directory = os.path.join(env.current_log_dir(), "debug")
         return directory
 
+    def act_event_file(self):
+        from oneflow import env
+
+        path = os.environ.get("ONEFLOW_ACT_EVENT_FILE", "")
+        if not path and self.config.collect_act_event:
+            path = os.path.join(env.current_log_dir(), "act_events.json")
+        return path
+
     def _ensure_cpp(self):
         if self.cpp is None:
             from oneflow import _oneflow_internal
@@ -106,6 +115,7 @@ class Session:
                 compute_threads=self.config.compute_threads or 0,
                 register_num=self.config.register_num,
                 debug_dir=self.debug_dir(),
+                act_event_file=self.act_event_file(),
             )
             self.cpp.set_watch_handler(self._dispatch_watch)
         return self.cpp
