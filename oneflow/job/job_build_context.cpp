@@ -1,5 +1,7 @@
 #include "oneflow/job/job_build_context.h"
 
+#include <optional>
+
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
@@ -152,7 +154,59 @@ SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const Operato
                                                  const std::map<std::string, BlobDesc>& inputs,
                                                  const std::map<std::string, BlobDesc>& descs,
                                                  int64_t parallel_num) const {
+  if (conf.mirrored() && conf.op_type() != "cast_to_mirrored") {
+    // Each device computes the op on its own values: every blob is whole on every device.
+    SbpSignature signature;
+    for (const auto& entry : descs) {
+      (*signature.mutable_argument_to_sbp())[entry.first] = BroadcastSbp();
+    }
+    return signature;
+  }
   return SelectSbpSignature(MakeSbpSelection(def, conf, inputs, descs, parallel_num));
+}
+
+void JobBuildContext::InferMirrored(OperatorConf& conf) const {
+  const std::string& type = conf.op_type();
+  // Which view the inputs must be in: fixed for the two casts, else the first input's.
+  std::optional<bool> inputs_mirrored;
+  if (type == "cast_to_mirrored") {
+    conf.set_mirrored(true);
+    inputs_mirrored = false;
+  } else if (type == "cast_from_mirrored") {
+    conf.set_mirrored(false);
+    inputs_mirrored = true;
+  }
+  for (const auto& entry : conf.input()) {
+    for (const std::string& lbn : entry.second.value()) {
+      const OperatorConf& producer = Op(OpNameOfLbn(lbn));
+      const bool mirrored = producer.mirrored();
+      if (!inputs_mirrored.has_value()) {
+        inputs_mirrored = mirrored;
+        conf.set_mirrored(mirrored);
+      }
+      if (mirrored && !*inputs_mirrored) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << conf.name() << "' (" << type << ") reads '" << lbn
+            << "', a mirrored blob (one value per device), together with consistent blobs or in "
+            << "the consistent view; convert it with flow.cast_to_current_logical_view(blob) "
+            << "in the consistent view";
+      }
+      if (!mirrored && *inputs_mirrored) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << conf.name() << "' (" << type << ") mixes the mirrored view with '" << lbn
+            << "', a consistent blob; convert it with flow.cast_to_current_logical_view(blob) "
+            << "in the mirrored view";
+      }
+      if (mirrored && type != "cast_from_mirrored" &&
+          !SamePlacement(producer.placement(), conf.placement())) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << conf.name() << "' (" << type << ") on "
+            << PlacementToString(conf.placement()) << " reads the mirrored blob '" << lbn
+            << "' of " << PlacementToString(producer.placement())
+            << ": a mirrored blob stays on its devices (one value each)";
+      }
+    }
+  }
 }
 
 std::vector<SbpSignature> JobBuildContext::ValidSbpSignatures(const std::string& op_name) const {
@@ -243,6 +297,7 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   const int64_t parallel_num = ParallelNum(conf.placement());
   CheckAndFillArguments(conf);
   FillAttributes(conf);
+  InferMirrored(conf);
 
   std::map<std::string, BlobDesc> inputs;
   for (const auto& entry : conf.input()) {

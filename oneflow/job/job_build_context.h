@@ -43,6 +43,10 @@ class JobBuildContext {
 
  private:
   void CheckAndFillArguments(OperatorConf& conf) const;
+  // Whether the op is in the mirrored view: as its inputs are (they must agree), as the caller
+  // said for an op without inputs; the two casts convert. Checks mirrored inputs stay on their
+  // placement.
+  void InferMirrored(OperatorConf& conf) const;
   SbpSelection MakeSbpSelection(const OpDef& def, const OperatorConf& conf,
                                 const std::map<std::string, BlobDesc>& inputs,
                                 const std::map<std::string, BlobDesc>& descs,

@@ -34,6 +34,14 @@ INVALID_SPLIT_AXIS = None
 INVALID_BATCH_AXIS = None
 
 
+def cast_to_current_logical_view(x):
+    """`x` as seen in the current logical view (mirrored: one value per device; consistent: one
+    logical blob). See oneflow/framework/mirrored.py."""
+    from oneflow.framework import mirrored
+
+    return mirrored.cast_to_current_logical_view(x)
+
+
 def current_scope():
     from oneflow.framework import session as session_util
 

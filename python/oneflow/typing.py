@@ -45,7 +45,6 @@ class ListListNumpy:
 class CallbackType:
     def __init__(self, inner):
         self.inner = inner
-        self.wants_numpy = inner in (Numpy, ListNumpy) or isinstance(inner, (tuple, list))
 
     def __repr__(self):
         return "Callback[%r]" % (self.inner,)

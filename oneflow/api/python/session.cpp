@@ -18,8 +18,9 @@ namespace oneflow {
 
 namespace {
 
-// Output argument -> [(lbn, shape, dtype, sbp)] of an op as stored in the job; sbp is how the
-// op lays the blob out over its devices ("S(0)", "B", "P").
+// Output argument -> [(lbn, shape, dtype, sbp, mirrored)] of an op as stored in the job; sbp is
+// how the op lays the blob out over its devices ("S(0)", "B", "P"); mirrored: one value per
+// device (the mirrored view).
 py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
   py::dict outputs;
   for (const auto& entry : op.output()) {
@@ -31,7 +32,8 @@ py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
       blobs.append(py::make_tuple(
           lbn, py::tuple(py::cast(desc.shape.dims())), static_cast<int>(desc.data_type),
           sbp == op.sbp_signature().argument_to_sbp().end() ? std::string("B")
-                                                            : SbpToString(sbp->second)));
+                                                            : SbpToString(sbp->second),
+          op.mirrored()));
     }
     outputs[py::str(entry.first)] = blobs;
   }
@@ -42,7 +44,7 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
                const py::dict& inputs, const py::dict& attrs, const std::string& device_tag,
                const std::vector<std::string>& device_names,
                const std::vector<std::string>& control_inputs,
-               const std::map<std::string, std::string>& sbp_hints) {
+               const std::map<std::string, std::string>& sbp_hints, bool mirrored) {
   JobBuildContext& job = session.CurrentJob();
   const OpDef& def = OpRegistry::Instance().Get(op_type);
   OperatorConf conf;
@@ -72,6 +74,7 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
   for (const auto& hint : sbp_hints) {
     (*conf.mutable_sbp_hint())[hint.first] = SbpFromString(hint.second);
   }
+  conf.set_mirrored(mirrored);  // for an op without inputs; otherwise its inputs decide
   const OperatorConf& added = job.AddOp(std::move(conf));
   return DescribeOutputs(job, added);
 }
@@ -163,7 +166,8 @@ void BindSession(py::module_& module) {
       .def("add_op", &AddOp, py::arg("op_type"), py::arg("name"), py::arg("inputs"),
            py::arg("attrs"), py::arg("device_tag") = "", py::arg("device_names") = py::list(),
            py::arg("control_inputs") = py::list(),
-           py::arg("sbp_hints") = std::map<std::string, std::string>())
+           py::arg("sbp_hints") = std::map<std::string, std::string>(),
+           py::arg("mirrored") = false)
       .def("has_op", [](Session& session, const std::string& name) {
         return session.CurrentJob().HasOp(name);
       })

@@ -28,12 +28,25 @@ class WatchDiffPass final : public Pass {
             << "path from a trainable variable to the loss have one";
       }
       std::string name = "System-WatchDiff-" + std::to_string(entry.second);
+      const OperatorConf& producer = job.Op(OpNameOfLbn(diff->second));
+      std::string watched = diff->second;
+      if (producer.mirrored()) {
+        // One value per device: stacked into one consistent blob for the handler.
+        OperatorConf stack = OpConfBuilder("cast_from_mirrored", name + "-stack")
+                                 .Input("in", watched)
+                                 .Attr("mode", "stack")
+                                 .Attr("parts", ParallelNum(producer.placement()))
+                                 .Placement(producer.placement())
+                                 .Build();
+        stack.set_created_by_pass("watch_diff");
+        watched = OutputLbn(job.AddOp(std::move(stack)), "out");
+      }
       OperatorConf watch = OpConfBuilder("watch", name)
-                               .Input("in", diff->second)
+                               .Input("in", watched)
                                .Attr("handler_id", entry.second)
                                .Build();
       // A watch hands the whole blob to Python from one device.
-      *watch.mutable_placement() = FirstDevicePlacement(job.Op(OpNameOfLbn(diff->second)).placement());
+      *watch.mutable_placement() = FirstDevicePlacement(producer.placement());
       watch.set_created_by_pass("watch_diff");
       job.AddOp(std::move(watch));
     }

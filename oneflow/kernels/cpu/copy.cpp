@@ -1,5 +1,5 @@
-// CPU identity, reshape, reshape_like and parallel_cast: each copies its input bytes to its output (the
-// layouts are the same contiguous row-major order).
+// CPU identity, reshape, reshape_like, parallel_cast and the mirrored casts: each copies its
+// input bytes to its output (the layouts are the same contiguous row-major order).
 
 #include <cstring>
 
@@ -36,6 +36,8 @@ struct CopyKernelsRegistrar {
     RegisterCopyKernels("reshape");
     RegisterCopyKernels("reshape_like");
     RegisterCopyKernels("parallel_cast");
+    RegisterCopyKernels("cast_to_mirrored");
+    RegisterCopyKernels("cast_from_mirrored");
   }
 };
 const CopyKernelsRegistrar kCopyKernelsRegistrar;

@@ -14,8 +14,10 @@ class LazyBlob:
     logical shape and dtype, the placement of the op that produced it, how that op laid it out
     (`sbp`: "S(0)", "B" or "P") and, after `with_distribute`, the layout its consumer must use."""
 
-    def __init__(self, lbn, shape, dtype, batch_axis=0, placement=None, sbp="B", hint=None):
+    def __init__(self, lbn, shape, dtype, batch_axis=0, placement=None, sbp="B", hint=None,
+                 mirrored=False):
         self.logical_blob_name = lbn
+        self._mirrored = mirrored
         self._shape = tuple(shape)
         self._dtype = dtype
         self._batch_axis = batch_axis if len(shape) > 0 else None
@@ -72,6 +74,11 @@ class LazyBlob:
         return distribute.from_sbp(self._sbp)
 
     @property
+    def is_mirrored(self):
+        """True in the mirrored view: each device holds its own value of this shape."""
+        return self._mirrored
+
+    @property
     def distribute_hint(self):
         """The layout a consumer must use (from with_distribute), or None."""
         return self._hint
@@ -94,7 +101,8 @@ class LazyBlob:
             raise ValueError("with_distribute: cannot split axis %d of blob %r of shape %r"
                              % (distribute.axis, self.lbn, self._shape))
         return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
-                        self._placement, self._sbp, None if distribute.kind == "auto" else distribute)
+                        self._placement, self._sbp, None if distribute.kind == "auto" else distribute,
+                        self._mirrored)
 
     def with_split_distribute(self, axis):
         from oneflow import distribute
@@ -107,7 +115,8 @@ class LazyBlob:
         return self.with_distribute(distribute.broadcast())
 
     def __repr__(self):
-        return "LazyBlob(name=%r, shape=%r, dtype=%r)" % (self.lbn, self.shape, self.dtype)
+        return "LazyBlob(name=%r, shape=%r, dtype=%r%s)" % (
+            self.lbn, self.shape, self.dtype, ", mirrored" if self._mirrored else "")
 
     def __len__(self):
         return self._shape[0]
@@ -172,18 +181,32 @@ def is_scalar(value):
 
 
 class LocalBlob(np.ndarray):
-    """A result value: a numpy array that also answers OneFlow 0.3's LocalBlob methods."""
+    """A result value: a numpy array that also answers OneFlow 0.3's LocalBlob methods. A result
+    of the mirrored view is the devices' values concatenated along axis 0 (stacked when they are
+    0-d); numpy(i) and numpy_list() give them one by one."""
 
     def numpy(self, index=None):
-        return np.asarray(self)
+        if index is None:
+            return np.asarray(self)
+        return self.numpy_list()[index]
 
     def numpy_list(self):
-        return [np.asarray(self)]
+        parts = getattr(self, "_parts", None)
+        return list(parts) if parts is not None else [np.asarray(self)]
 
     def numpy_lists(self):
-        return [[np.asarray(self)]]
+        return [[part] for part in self.numpy_list()]
 
 
-def as_local_blob(array):
-    return np.asarray(array).view(LocalBlob)
+def as_local_blob(array, parts=None):
+    blob = np.asarray(array).view(LocalBlob)
+    if parts is not None:
+        blob._parts = parts
+    return blob
 
+
+def join_parts(parts):
+    """The devices' values as one array: concatenated along axis 0 (stacked when 0-d)."""
+    if parts[0].ndim == 0:
+        return np.stack(parts)
+    return np.concatenate(parts, axis=0)

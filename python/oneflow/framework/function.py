@@ -8,7 +8,7 @@ import numpy as np
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework import session as session_util
-from oneflow.framework.blob import LazyBlob, as_local_blob
+from oneflow.framework.blob import LazyBlob, as_local_blob, join_parts
 
 
 class FunctionConfig:
@@ -60,8 +60,9 @@ class FunctionDesc:
         self.traced = False
         self.trace_error = None
         self.signature = inspect.signature(func)
-        self.placeholders = []  # (parameter name, input op name, Placeholder)
-        self.output_structure = None  # nested tuple/list/dict of return op names
+        # (parameter name, input op name, Placeholder, devices for a per-device one or None)
+        self.placeholders = []
+        self.output_structure = None  # nested tuple/list/dict of _Result
         self.return_annotation = self.signature.return_annotation
 
 
@@ -99,12 +100,8 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
 def _check_result_annotation(annotation, desc):
     from oneflow import typing as oft
 
-    if annotation is oft.Numpy:
+    if annotation in (oft.Numpy, oft.ListNumpy, oft.ListListNumpy):
         return
-    if annotation in (oft.ListNumpy, oft.ListListNumpy):
-        raise NotImplementedError(
-            "job %r: %s results (mirrored view) arrive with multi-device support in a later "
-            "version; use oneflow.typing.Numpy" % (desc.name, annotation.__name__))
     origin = typing.get_origin(annotation)
     if origin in (tuple, list):
         for item in typing.get_args(annotation):
@@ -115,8 +112,9 @@ def _check_result_annotation(annotation, desc):
         _check_result_annotation(typing.get_args(annotation)[1], desc)
         return
     raise TypeError(
-        "job %r: unsupported return annotation %r; use oneflow.typing.Numpy, "
-        "oneflow.typing.Callback[oneflow.typing.Numpy], a Tuple/List/Dict of those, or none"
+        "job %r: unsupported return annotation %r; use oneflow.typing.Numpy (or ListNumpy, "
+        "ListListNumpy), oneflow.typing.Callback[...] of those, a Tuple/List/Dict of those, or "
+        "none"
         % (desc.name, annotation))
 
 
@@ -133,40 +131,82 @@ def _check_return_annotation(desc):
     _check_result_annotation(annotation, desc)
 
 
+def _leaf_kind(annotation):
+    """How a returned blob is handed back under `annotation`: "numpy" (one array), "list" (one
+    array per device), "list_list" (a one-tensor list per device) or "local" (a LocalBlob)."""
+    from oneflow import typing as oft
+
+    return {oft.Numpy: "numpy", oft.ListNumpy: "list", oft.ListListNumpy: "list_list"}.get(
+        annotation, "local")
+
+
+def _item_annotations(annotation, count):
+    """The annotation of each of `count` items of a returned tuple or list."""
+    if isinstance(annotation, (tuple, list)):  # a literal (tp.Numpy, tp.Numpy)
+        return list(annotation) if len(annotation) == count else [None] * count
+    args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
+    if typing.get_origin(annotation) is tuple and len(args) == count:
+        return args
+    return [args[0] if args else annotation] * count
+
+
+class _Result:
+    """One returned blob: its return op, how it is handed back (_leaf_kind), and for a blob of
+    the mirrored view, the device count (its per-device values come back stacked)."""
+
+    def __init__(self, op_name, kind, parts):
+        self.op_name, self.kind, self.parts = op_name, kind, parts
+
+    def convert(self, outputs):
+        value = outputs[self.op_name]
+        parts = [value[i] for i in range(self.parts)] if self.parts else None
+        if self.kind == "numpy":
+            return join_parts(parts) if parts else value
+        if self.kind in ("list", "list_list"):
+            values = parts if parts else [value]
+            return values if self.kind == "list" else [[v] for v in values]
+        return as_local_blob(join_parts(parts) if parts else value, parts)
+
+
+def _add_placeholder(session, desc, parameter):
+    """The input op of one argument; returns the blob the job function receives."""
+    from oneflow import typing as oft
+    from oneflow.framework import mirrored
+
+    placeholder = parameter.annotation
+    if not isinstance(placeholder, (oft.Numpy.Placeholder, oft.ListNumpy.Placeholder,
+                                    oft.ListListNumpy.Placeholder)):
+        raise TypeError(
+            "job %r: argument %r must be annotated with oneflow.typing.Numpy.Placeholder("
+            "shape, dtype), e.g. `x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)` (or "
+            "ListNumpy.Placeholder for one value per device)" % (desc.name, parameter.name)
+        )
+    op_name = "Input_" + parameter.name
+    placement = desc.config._placement or session.default_placement()
+    per_device = not isinstance(placeholder, oft.Numpy.Placeholder)
+    parts = placement.device_count() if per_device else None
+    attrs = {
+        "shape": ((parts,) + tuple(placeholder.shape)) if per_device else placeholder.shape,
+        "dtype": placeholder.dtype.value,
+        "batch_axis": 0 if per_device else (
+            -1 if placeholder.batch_axis is None else placeholder.batch_axis),
+    }
+    out = op_builder.add_op("input", op_name, {}, attrs, placement=placement,
+                            mirrored=False)["out"][0]
+    desc.placeholders.append((parameter.name, op_name, placeholder, parts))
+    # One value per device: the call's list is stacked; device i takes row i.
+    return mirrored.unstack(out, placement) if per_device else out
+
+
 def trace(session, desc):
     """Builds desc's Job: input ops for placeholders, the user's ops, return ops."""
     from oneflow import typing as oft
+    from oneflow.framework import mirrored
 
     config = desc.config
-    if config._logical_view == "mirrored":
-        raise NotImplementedError(
-            "job %r: the mirrored view arrives with multi-device support in a later version; "
-            "use flow.scope.consistent_view()" % desc.name
-        )
-    blobs = []
-    for parameter in desc.signature.parameters.values():
-        placeholder = parameter.annotation
-        if isinstance(placeholder, (oft.ListNumpy.Placeholder, oft.ListListNumpy.Placeholder)):
-            raise NotImplementedError(
-                "job %r, argument %r: ListNumpy placeholders (mirrored view) arrive in a later "
-                "version; use oneflow.typing.Numpy.Placeholder" % (desc.name, parameter.name)
-            )
-        if not isinstance(placeholder, oft.Numpy.Placeholder):
-            raise TypeError(
-                "job %r: argument %r must be annotated with oneflow.typing.Numpy.Placeholder("
-                "shape, dtype), e.g. `x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)`"
-                % (desc.name, parameter.name)
-            )
-        op_name = "Input_" + parameter.name
-        attrs = {
-            "shape": placeholder.shape,
-            "dtype": placeholder.dtype.value,
-            "batch_axis": -1 if placeholder.batch_axis is None else placeholder.batch_axis,
-        }
-        placement = config._placement or session.default_placement()
-        out = op_builder.add_op("input", op_name, {}, attrs, placement=placement)["out"][0]
-        desc.placeholders.append((parameter.name, op_name, placeholder))
-        blobs.append(out)
+    session.scope.views = [config._logical_view]
+    blobs = [_add_placeholder(session, desc, parameter)
+             for parameter in desc.signature.parameters.values()]
     placement = config._placement
     if placement is not None:
         session.scope.push_placement(placement)
@@ -177,58 +217,97 @@ def trace(session, desc):
             session.scope.pop_placement()
     counter = [0]
 
-    def add_returns(value):
+    def add_returns(value, annotation):
         if value is None:
             return None
         if isinstance(value, LazyBlob):
             name = "Return_%d" % counter[0]
             counter[0] += 1
+            parts = None
+            if value.is_mirrored:
+                parts = value.placement.device_count()
+                value = mirrored.stack(value)
             # On the producer's devices: each writes its part of the result.
             op_builder.add_op("return", name, {"in": value},
-                              placement=value.placement or session.default_placement())
-            return name
+                              placement=value.placement or session.default_placement(),
+                              mirrored=False)
+            return _Result(name, _leaf_kind(annotation), parts)
         if isinstance(value, (tuple, list)):
-            return type(value)(add_returns(v) for v in value)
+            items = _item_annotations(annotation, len(value))
+            return type(value)(add_returns(v, a) for v, a in zip(value, items))
         if isinstance(value, dict):
-            return {k: add_returns(v) for k, v in value.items()}
+            args = typing.get_args(annotation)
+            item = args[1] if typing.get_origin(annotation) is dict and len(args) == 2 else annotation
+            return {k: add_returns(v, item) for k, v in value.items()}
         raise TypeError(
             "job %r returned %s; a job function returns blobs (or a tuple, list or dict of "
             "blobs)" % (desc.name, type(value).__name__)
         )
 
-    desc.output_structure = add_returns(result)
+    annotation = desc.return_annotation
+    if isinstance(annotation, oft.CallbackType):
+        annotation = annotation.inner
+    desc.output_structure = add_returns(result, annotation)
+
+
+def _checked_array(desc, parameter_name, placeholder, value):
+    array = np.asarray(value)
+    expected_dtype = placeholder.dtype.numpy_dtype
+    if array.dtype != expected_dtype:
+        raise TypeError(
+            "job %r, argument %r: expected dtype %s, got %s"
+            % (desc.name, parameter_name, placeholder.dtype.name, array.dtype)
+        )
+    if tuple(array.shape) != tuple(placeholder.shape):
+        raise ValueError(
+            "job %r, argument %r: expected shape %s, got %s"
+            % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
+        )
+    return array
+
+
+def _per_device_values(desc, parameter_name, placeholder, parts, value):
+    """The list (one array per device) given for a ListNumpy / ListListNumpy placeholder."""
+    from oneflow import typing as oft
+
+    what = "a list of %d arrays, one per device" % parts
+    if isinstance(placeholder, oft.ListListNumpy.Placeholder):
+        what = "a list of %d lists (one per device) of one array each" % parts
+    if not isinstance(value, (list, tuple)) or len(value) != parts:
+        raise ValueError("job %r, argument %r: expected %s, got %s"
+                         % (desc.name, parameter_name, what, type(value).__name__
+                            if not isinstance(value, (list, tuple)) else "%d items" % len(value)))
+    if isinstance(placeholder, oft.ListListNumpy.Placeholder):
+        for device_list in value:
+            if not isinstance(device_list, (list, tuple)) or len(device_list) != 1:
+                raise NotImplementedError(
+                    "job %r, argument %r: tensor lists of more than one tensor per device are "
+                    "not supported; give %s" % (desc.name, parameter_name, what))
+        value = [device_list[0] for device_list in value]
+    return np.stack([_checked_array(desc, parameter_name, placeholder, v) for v in value])
 
 
 def _inputs(desc, args, kwargs):
     bound = desc.signature.bind(*args, **kwargs)
     inputs = {}
-    for parameter_name, op_name, placeholder in desc.placeholders:
+    for parameter_name, op_name, placeholder, parts in desc.placeholders:
         value = bound.arguments[parameter_name]
-        array = np.asarray(value)
-        expected_dtype = placeholder.dtype.numpy_dtype
-        if array.dtype != expected_dtype:
-            raise TypeError(
-                "job %r, argument %r: expected dtype %s, got %s"
-                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype)
-            )
-        if tuple(array.shape) != tuple(placeholder.shape):
-            raise ValueError(
-                "job %r, argument %r: expected shape %s, got %s"
-                % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
-            )
+        if parts is None:
+            array = _checked_array(desc, parameter_name, placeholder, value)
+        else:
+            array = _per_device_values(desc, parameter_name, placeholder, parts, value)
         inputs[op_name] = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
     return inputs
 
 
-def _structure_results(structure, outputs, as_local):
+def _structure_results(structure, outputs):
     if structure is None:
         return None
-    if isinstance(structure, str):
-        value = outputs[structure]
-        return as_local_blob(value) if as_local else value
+    if isinstance(structure, _Result):
+        return structure.convert(outputs)
     if isinstance(structure, (tuple, list)):
-        return type(structure)(_structure_results(s, outputs, as_local) for s in structure)
-    return {k: _structure_results(v, outputs, as_local) for k, v in structure.items()}
+        return type(structure)(_structure_results(s, outputs) for s in structure)
+    return {k: _structure_results(v, outputs) for k, v in structure.items()}
 
 
 class _Future:
@@ -241,13 +320,13 @@ class _Future:
         session_util.check_not_in_callback("future.get()")
         self._session.settle(self._instance)
         self._instance.wait()
-        return _structure_results(self._desc.output_structure, self._instance.outputs(), True)
+        return _structure_results(self._desc.output_structure, self._instance.outputs())
 
     def async_get(self, callback):
-        _register_callback(self._session, self._desc, self._instance, callback, True)
+        _register_callback(self._session, self._desc, self._instance, callback)
 
 
-def _register_callback(session, desc, instance, callback, as_local):
+def _register_callback(session, desc, instance, callback):
     """Calls callback(result) on the runtime thread when the call finishes; its error (or the
     callback's) is raised by the next call or sync."""
     session.settle(instance, "callback")
@@ -256,7 +335,7 @@ def _register_callback(session, desc, instance, callback, as_local):
         with session_util.running_callback():
             try:
                 instance.wait()
-                callback(_structure_results(desc.output_structure, instance.outputs(), as_local))
+                callback(_structure_results(desc.output_structure, instance.outputs()))
             except Exception as error:
                 session.pending_errors.append(error)
 
@@ -276,10 +355,9 @@ def _call(session, desc, args, kwargs):
             annotation is not inspect.Signature.empty or desc.output_structure is None)
         instance = session.launch(desc, inputs, "caller" if blocking else "future")
     if isinstance(annotation, oft.CallbackType):
-        as_local = not annotation.wants_numpy
 
         def register(callback):
-            _register_callback(session, desc, instance, callback, as_local)
+            _register_callback(session, desc, instance, callback)
 
         return register
     if not blocking:
@@ -292,4 +370,4 @@ def _call(session, desc, args, kwargs):
         session.settle(instance)
     if annotation is inspect.Signature.empty:
         return _Future(session, desc, instance)
-    return _structure_results(desc.output_structure, instance.outputs(), False)
+    return _structure_results(desc.output_structure, instance.outputs())

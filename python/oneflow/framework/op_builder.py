@@ -47,14 +47,22 @@ def required_sbp(signatures):
         session.scope.required_sbp = previous
 
 
-def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=()):
+def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=(), mirrored=None):
     """Adds one op; returns {output argument: [LazyBlob, ...]}.
 
     `inputs` maps argument names to a blob or a list of blobs. The C++ side infers shapes and
     dtypes and chooses the op's SBP signature at once, so a user error raises here, naming the
     op, its inputs and the rule broken. A blob made by `with_distribute` requires its layout.
+    mirrored: None for the current logical view (in the mirrored view, consistent inputs are
+    converted to it first); False for ops that are always consistent (variables, interface ops).
     """
+    from oneflow.framework import mirrored as mirrored_util
+
     session = current_job()
+    placement = placement or session.scope.current_placement() or session.default_placement()
+    in_consistent_view = mirrored is None and session.scope.current_view() == "consistent"
+    if mirrored is None:
+        mirrored = not in_consistent_view
     lbns = {}
     hints = dict(session.scope.required_sbp.get(name, {}))
     for argument, value in inputs.items():
@@ -62,10 +70,17 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=())
         lbns[argument] = []
         for index, blob in enumerate(values):
             check_blob(blob, op_type, argument)
+            if in_consistent_view and blob.is_mirrored:
+                raise ValueError(
+                    "%s: input '%s' (%s) is a mirrored blob (one value per device) and the op is "
+                    "in the consistent view; convert it with flow.cast_to_current_logical_view"
+                    "(blob) or create the op inside flow.scope.mirrored_view()"
+                    % (op_type, argument, blob.lbn))
+            if mirrored and not blob.is_mirrored:
+                blob = mirrored_util.to_mirrored(blob, placement)
             lbns[argument].append(blob.lbn)
             if blob.distribute_hint is not None:
                 hints.setdefault("%s_%d" % (argument, index), blob.distribute_hint.sbp)
-    placement = placement or session.scope.current_placement() or session.default_placement()
     outputs = session.cpp.add_op(
         op_type,
         name,
@@ -75,11 +90,13 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=())
         placement.device_names,
         list(control_inputs),
         hints,
+        bool(mirrored),
     )
     return {
         argument: [
-            LazyBlob(lbn, shape, dtypes.from_value(dtype), placement=placement, sbp=sbp)
-            for lbn, shape, dtype, sbp in blobs
+            LazyBlob(lbn, shape, dtypes.from_value(dtype), placement=placement, sbp=sbp,
+                     mirrored=is_mirrored)
+            for lbn, shape, dtype, sbp, is_mirrored in blobs
         ]
         for argument, blobs in outputs.items()
     }

@@ -41,6 +41,15 @@ class Placement:
     def __repr__(self):
         return "placement(%r, %r)" % (self.device_tag, self.device_names)
 
+    def device_count(self):
+        """How many devices the placement names ("0:0-3" -> 4)."""
+        count = 0
+        for name in self.device_names:
+            devices = name.split(":", 1)[1]
+            first, _, last = devices.partition("-")
+            count += int(last or first) - int(first) + 1
+        return count
+
     def first_device(self):
         """The placement of this placement's first device alone ("0:2-3" -> "0:2")."""
         machine, devices = self.device_names[0].split(":", 1)
@@ -48,18 +57,24 @@ class Placement:
 
 
 class LogicalView:
+    """flow.scope.consistent_view() / mirrored_view(): how ops created inside see blobs. In the
+    consistent view (the default) a blob is one logical tensor laid out over the devices; in the
+    mirrored view each device of the placement holds its own value (see framework/mirrored.py).
+    Usable in FunctionConfig.default_logical_view(...) and as a context manager while tracing."""
+
     def __init__(self, name):
         self.name = name
 
     def __enter__(self):
-        if self.name == "mirrored":
-            raise NotImplementedError(
-                "the mirrored view (flow.scope.mirrored_view) arrives with multi-device support "
-                "in a later version; use flow.scope.consistent_view()"
-            )
+        from oneflow.framework import session as session_util
+
+        session_util.default_session().scope.views.append(self.name)
         return self
 
     def __exit__(self, *exc):
+        from oneflow.framework import session as session_util
+
+        session_util.default_session().scope.views.pop()
         return False
 
     def __repr__(self):
@@ -74,6 +89,10 @@ class ScopeStack:
         self.namespaces = []
         self.name_counters = {}
         self.required_sbp = {}  # op name -> {argument key: sbp}, see op_builder.required_sbp
+        self.views = ["consistent"]  # logical views entered; the last one is current
+
+    def current_view(self):
+        return self.views[-1]
 
     def push_placement(self, placement):
         self.placements.append(placement)

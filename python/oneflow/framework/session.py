@@ -225,15 +225,24 @@ class Session:
             raise error
 
     def _dispatch_watch(self, handler_id, array):
-        handler, wants_numpy = self.watch_handlers[handler_id]
-        from oneflow.framework.blob import as_local_blob
+        from oneflow.framework.blob import as_local_blob, join_parts
 
+        handler, kind, parts = self.watch_handlers[handler_id]
+        values = [array[i] for i in range(parts)] if parts else None
+        if kind == "list":
+            value = values if values else [array]
+        elif kind == "numpy":
+            value = join_parts(values) if values else array
+        else:
+            value = as_local_blob(join_parts(values) if values else array, values)
         with running_callback():
-            handler(array if wants_numpy else as_local_blob(array))
+            handler(value)
 
-    def add_watch_handler(self, handler, wants_numpy):
+    def add_watch_handler(self, handler, kind, parts=None):
+        """kind: "numpy", "list" or "local" (see ops/watch.py); parts: the device count of a
+        mirrored blob, whose values arrive stacked."""
         handler_id = len(self.watch_handlers)
-        self.watch_handlers[handler_id] = (handler, wants_numpy)
+        self.watch_handlers[handler_id] = (handler, kind, parts)
         return handler_id
 
     def close(self):

@@ -29,7 +29,7 @@ def get_variable(
             raise ValueError("get_variable %r: variable already exists and reuse=False" % full_name)
         from oneflow.framework.blob import LazyBlob
 
-        lbn, out_shape, out_dtype, sbp = session.cpp.op_outputs(full_name)["out"][0]
+        lbn, out_shape, out_dtype, sbp, _ = session.cpp.op_outputs(full_name)["out"][0]
         return LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
                         placement=session.variable_placements.get(full_name), sbp=sbp)
     if initializer is None:
@@ -58,7 +58,8 @@ def get_variable(
         "trainable": bool(trainable),
         "split_axis": split_axis,
     }
-    blob = op_builder.add_op("variable", full_name, {}, attrs)["out"][0]
+    # A variable is consistent in either view; ops of the mirrored view convert it when they read it.
+    blob = op_builder.add_op("variable", full_name, {}, attrs, mirrored=False)["out"][0]
     session.variables[full_name] = (shape, dtype)
     session.variable_placements[full_name] = blob.placement
     return blob

@@ -1198,8 +1198,8 @@ def placement_beyond_the_devices():
     run_job(body, P((4,)))
 
 
-@case("NotImplementedError", words=_later + ["mirrored"])
-def mirrored_view():
+@case("ValueError", words=["one per device"])
+def mirrored_wrong_number_of_values():
     cfg = flow.FunctionConfig()
     cfg.default_logical_view(flow.scope.mirrored_view())
 
@@ -1207,14 +1207,23 @@ def mirrored_view():
     def job(x: tp.ListNumpy.Placeholder((3,))) -> tp.ListNumpy:
         return x
 
-    job([np.ones(3, F32)])
+    job([np.ones(3, F32), np.ones(3, F32)])  # one device: one value
 
 
-@case("NotImplementedError", words=_later)
-def list_numpy_placeholder():
+@case("ValueError", words=["expected shape"])
+def list_numpy_value_of_another_shape():
+    @flow.global_function()
+    def job(x: tp.ListNumpy.Placeholder((3,))) -> tp.ListNumpy:
+        return x
+
+    job([np.ones(2, F32)])
+
+
+@case("ValueError", words=["mirrored blob"])
+def mirrored_blob_in_the_consistent_view():
     @flow.global_function()
     def job(x: tp.ListNumpy.Placeholder((3,))) -> tp.Numpy:
-        return x
+        return flow.math.relu(x)
 
     job([np.ones(3, F32)])
 

@@ -1,0 +1,167 @@
+"""The mirrored view: each device of the placement holds its own value of every blob.
+ListNumpy placeholders take one array per device, ListNumpy results give one array per device,
+variables stay consistent (and their gradients are summed over the devices)."""
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+
+def _mirrored_config():
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+    return config
+
+
+@pytest.mark.parametrize("devices", [1, 2, 3])
+def test_each_device_computes_on_its_own_value(devices):
+    flow.config.cpu_device_num(devices)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((4, 3))) -> tp.ListNumpy:
+        # Per device: a reduction over axis 0 of that device's own (4, 3) value.
+        return flow.math.reduce_sum(flow.math.relu(x * 2.0), axis=[0])
+
+    rng = np.random.RandomState(devices)
+    values = [rng.uniform(-1, 1, (4, 3)).astype(np.float32) for _ in range(devices)]
+    results = job(values)
+    assert isinstance(results, list) and len(results) == devices
+    for value, result in zip(values, results):
+        np.testing.assert_allclose(result, np.maximum(value * 2, 0).sum(axis=0), rtol=1e-6)
+
+
+def test_result_annotations_of_mirrored_blobs():
+    flow.config.cpu_device_num(2)
+    values = [np.full((2, 3), 1.0, np.float32), np.full((2, 3), 2.0, np.float32)]
+
+    @flow.global_function(function_config=_mirrored_config())
+    def as_numpy(x: tp.ListNumpy.Placeholder((2, 3))) -> tp.Numpy:
+        return x + 1.0
+
+    # tp.Numpy: the devices' values concatenated along axis 0.
+    np.testing.assert_array_equal(as_numpy(values), np.concatenate(values) + 1)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def as_lists(x: tp.ListNumpy.Placeholder((2, 3))) -> tp.ListListNumpy:
+        return x
+
+    lists = as_lists(values)
+    assert len(lists) == 2 and all(len(tensors) == 1 for tensors in lists)
+    np.testing.assert_array_equal(lists[1][0], values[1])
+
+    @flow.global_function(function_config=_mirrored_config())
+    def as_future(x: tp.ListNumpy.Placeholder((2, 3))):
+        return flow.math.reduce_sum(x)  # 0-d per device
+
+    local = as_future(values).get()
+    np.testing.assert_array_equal(local.numpy_list(), [6.0, 12.0])
+    np.testing.assert_array_equal(local.numpy(1), 12.0)
+
+
+def test_training_sums_the_devices_gradients():
+    """loss_d = sum((x_d @ w)^2, axis 1) on each device d; w is one consistent variable whose
+    gradient is the sum over the devices, scaled by 1 / elements of one device's loss (OneFlow
+    0.3's rule). Checked against NumPy from the w the step started with."""
+    flow.config.cpu_device_num(2)
+    lr = 0.05
+    rng = np.random.RandomState(3)
+    xs = [rng.uniform(-1, 1, (4, 3)).astype(np.float32) for _ in range(2)]
+
+    @flow.global_function(type="train", function_config=_mirrored_config())
+    def train(x: tp.ListNumpy.Placeholder((4, 3))) -> tp.ListNumpy:
+        w = flow.get_variable("w", shape=(3, 2),
+                              initializer=flow.random_uniform_initializer(-1, 1, seed=5))
+        loss = flow.math.reduce_sum(flow.math.square(flow.matmul(x, w)), axis=[1])
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [lr]),
+                           momentum=0).minimize(loss)
+        return loss
+
+    from oneflow.framework import session as session_util
+
+    first = train(xs)
+
+    w = session_util.default_session().cpp.variable_value("w").astype(np.float64)
+    second = train(xs)
+    for x, loss in zip(xs, second):
+        np.testing.assert_allclose(loss, ((x @ w) ** 2).sum(axis=1), rtol=1e-5)
+    # The step between them: w_next = w - lr / 4 * sum_d 2 x_d^T (x_d w)  (4 = one device's loss)
+    w_next = w - lr / 4 * sum(2 * x.T @ (x @ w) for x in xs)
+    np.testing.assert_allclose(session_util.default_session().cpp.variable_value("w"), w_next,
+                               rtol=1e-5)
+    assert not np.allclose(first[0], second[0])
+
+
+def test_watch_of_a_mirrored_blob_gives_each_devices_value():
+    flow.config.cpu_device_num(3)
+    seen = []
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((2,))) -> tp.ListNumpy:
+        doubled = x * 2.0
+
+        def handler(values: tp.ListNumpy):
+            seen.append(values)
+
+        flow.watch(doubled, handler)
+        return doubled
+
+    values = [np.array([i, -i], np.float32) for i in range(3)]
+    job(values)
+    assert len(seen) == 1 and len(seen[0]) == 3
+    for value, watched in zip(values, seen[0]):
+        np.testing.assert_array_equal(watched, value * 2)
+
+
+def test_cast_to_current_logical_view_both_ways():
+    flow.config.cpu_device_num(2)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        with flow.scope.mirrored_view():
+            per_device = flow.cast_to_current_logical_view(x)  # each device its 2 rows
+            assert per_device.is_mirrored and per_device.shape == (2, 3)
+            summed = flow.math.reduce_sum(per_device, axis=[0], keepdims=True)  # per device
+        return flow.cast_to_current_logical_view(summed)  # the two rows, concatenated
+
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(job(x), np.stack([x[:2].sum(0), x[2:].sum(0)]))
+
+
+def test_one_device_mirrored_job_as_oneflow_tests_write_it():
+    """OneFlow 0.3's own tests: mirrored view, ListNumpy placeholder, the zero-variable idiom,
+    a watch_diff handler annotated tp.ListNumpy."""
+    flow.config.gpu_device_num(1)
+    diffs = []
+
+    @flow.global_function(type="train", function_config=_mirrored_config())
+    def train(x: tp.ListNumpy.Placeholder((5, 2))) -> tp.ListNumpy:
+        with flow.scope.placement("gpu", "0:0"):
+            x += flow.get_variable("v1", shape=(1,), dtype=flow.float,
+                                   initializer=flow.zeros_initializer())
+            y = flow.math.square(x)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [1e-4]),
+                               momentum=0).minimize(y)
+
+            def handler(diff: tp.ListNumpy):
+                diffs.append(diff)
+
+            flow.watch_diff(x, handler)
+        return y
+
+    x = np.random.RandomState(0).uniform(-1, 1, (5, 2)).astype(np.float32)
+    (y,) = train([x])
+    np.testing.assert_allclose(y, x * x, rtol=1e-6)
+    np.testing.assert_allclose(diffs[0][0], 2 * x, rtol=1e-6)
+
+
+def test_mirrored_blobs_stay_on_their_devices():
+    flow.config.cpu_device_num(2)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((2,))) -> tp.ListNumpy:
+        with flow.scope.placement("cpu", "0:1"):
+            return flow.math.relu(x, name="elsewhere")
+
+    with pytest.raises(ValueError, match="a mirrored blob stays on its devices"):
+        job([np.ones(2, np.float32)] * 2)
