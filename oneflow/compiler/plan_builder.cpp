@@ -113,6 +113,10 @@ class PlanBuilder {
         }
       }
       for (int64_t control : node.control_input()) { consume(control); }
+      // A task that reads nothing would never act, and the job would hang.
+      OF_CHECK(!producers.empty() || node.type() == kSourceTickNode)
+          << "task graph node '" << node.name() << "' of job '" << graph.job_name()
+          << "' reads nothing";
       std::sort(producers.begin(), producers.end());
       for (int64_t producer : producers) {
         task->add_consumed_regst_desc_id(regst_of(producer));

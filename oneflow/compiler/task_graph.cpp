@@ -41,6 +41,7 @@ class TaskGraphBuilder {
   TaskGraphProto Build() {
     source_ = graph_.AddNode(kSourceTickNode, 0, 0, "source_tick")->node_id();
     for (const std::string& op_name : job_graph_.TopologicalOrder()) { AddOp(job_graph_.Op(op_name)); }
+    ConnectSource();
     AddSink();
     return graph_.proto();
   }
@@ -99,9 +100,14 @@ class TaskGraphBuilder {
         }
       }
     }
-    for (int64_t node_id : nodes) {
-      TaskNode* node = graph_.Node(node_id);
-      if (node->input().empty() && node->control_input().empty()) {
+  }
+
+  // Nodes that read nothing (ops without inputs, a boxing part that is all zeros) act once per
+  // iteration when the source tick does.
+  void ConnectSource() {
+    for (int64_t id = 0; id < graph_.proto().node_size(); ++id) {
+      TaskNode* node = graph_.Node(id);
+      if (id != source_ && node->input().empty() && node->control_input().empty()) {
         node->add_control_input(source_);
       }
     }
