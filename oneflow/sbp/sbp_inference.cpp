@@ -125,9 +125,20 @@ SbpSignature SelectSbpSignature(const SbpSelection& selection) {
       for (const auto& entry : selection.required) {
         (*required.mutable_argument_to_sbp())[entry.first] = entry.second;
       }
+      // A hinted layout the op declares but that cannot fit: say why.
+      std::string unfit;
+      for (const SbpSignature& candidate : selection.candidates) {
+        if (unfit.empty() && AgreesWithHints(candidate, selection)) {
+          unfit = InvalidSplit(candidate, selection);
+        }
+      }
+      std::vector<SbpSignature> fitting;
+      for (const SbpSignature* candidate : valid) { fitting.push_back(*candidate); }
       error << "no SBP signature agrees with the required layout {"
-            << SbpSignatureToString(required) << "}; the op supports:"
-            << DescribeCandidates(selection.candidates);
+            << SbpSignatureToString(required) << "}";
+      if (!unfit.empty()) { error << ": " << unfit; }
+      error << "; on " << selection.parallel_num << " devices the op supports:"
+            << DescribeCandidates(fitting);
     }
     throw error;
   }
