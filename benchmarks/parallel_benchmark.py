@@ -27,7 +27,7 @@ BATCH = 128
 IN_FEATURES = 784
 HIDDEN = 512
 CLASSES = 10
-SIDES = ["dp1", "dp2", "torch1", "torch2", "pipe1", "pipe2"]
+SIDES = ["dp1", "dp2", "zero2", "torch1", "torch2", "pipe1", "pipe2"]
 
 
 def _batch():
@@ -50,8 +50,9 @@ def _layers(images, stage_placements):
         return flow.layers.dense(hidden, CLASSES, kernel_initializer=initializer, name="dense3")
 
 
-def oneflow_training(devices, warmup, iterations):
-    """Seconds per training step, data-parallel over `devices` devices."""
+def oneflow_training(devices, warmup, iterations, sharded=False):
+    """Seconds per training step, data-parallel over `devices` devices; `sharded`: with
+    optimizer_placement_optimization_mode("distributed_split") (each device updates a slice)."""
     import oneflow as flow
     import oneflow.typing as tp
 
@@ -59,8 +60,11 @@ def oneflow_training(devices, warmup, iterations):
     flow.config.cpu_device_num(devices)
     flow.config.compute_thread_pool_size(1)
     placement = "0:0-%d" % (devices - 1)
+    config = flow.FunctionConfig()
+    if sharded:
+        config.optimizer_placement_optimization_mode("distributed_split")
 
-    @flow.global_function(type="train")
+    @flow.global_function(type="train", function_config=config)
     def train(images: tp.Numpy.Placeholder((BATCH, IN_FEATURES)),
               labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
         logits = _layers(images, [placement, placement])
@@ -127,8 +131,8 @@ def oneflow_inference(stages, warmup, iterations):
 
 def run_side(side, warmup, iterations):
     kind, count = side[:-1], int(side[-1])
-    if kind == "dp":
-        return oneflow_training(count, warmup, iterations)
+    if kind in ("dp", "zero"):
+        return oneflow_training(count, warmup, iterations, sharded=kind == "zero")
     if kind == "torch":
         return torch_training(count, warmup, iterations)
     return oneflow_inference(count, warmup, iterations)

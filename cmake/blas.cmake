@@ -1,4 +1,6 @@
-# OpenBLAS for matrix products (target oneflow_blas) and the vector-unit flags for kernels.
+# Matrix products (target oneflow_blas): oneDNN's sgemm for float32 (its JIT kernels for the
+# machine's vector units measured 12-35% faster than OpenBLAS on the MLP's shapes, at 1 and 2
+# threads: benchmarks/README.md), OpenBLAS for float64. And the vector-unit flags for kernels.
 #
 # Debian's OpenMP build of OpenBLAS is preferred: it is the build PyTorch's baseline is fastest
 # with, so benchmarks compare both frameworks on the same BLAS (our MLP measured the same with
@@ -20,9 +22,15 @@ else()
   find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
 endif()
 message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY}")
+find_package(dnnl CONFIG)
+if(NOT dnnl_FOUND)
+  message(FATAL_ERROR "oneDNN not found: install libdnnl-dev (scripts/install_deps.sh)")
+endif()
+# Both libraries thread with OpenMP; each runtime thread sets its own OpenMP thread count.
+find_package(OpenMP REQUIRED)
 add_library(oneflow_blas INTERFACE)
 target_include_directories(oneflow_blas INTERFACE ${OPENBLAS_INCLUDE_DIR})
-target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY})
+target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY} DNNL::dnnl OpenMP::OpenMP_CXX)
 
 # Kernels are plain loops written to vectorize; let the compiler use AVX2/FMA when the build
 # machine has them (ONEFLOW_CPU_ARCH=native), or a portable baseline otherwise.

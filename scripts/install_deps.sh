@@ -15,7 +15,7 @@ packages=(
   # tests
   libgtest-dev python3-pytest python3-pytest-timeout python3-pytest-xdist python3-numpy
   # CPU math
-  libopenblas-dev libopenblas0-openmp
+  libopenblas-dev libopenblas0-openmp libdnnl-dev
   # reference implementation for tests and benchmarks, real data for the examples
   python3-torch python3-sklearn
 )

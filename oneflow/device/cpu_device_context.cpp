@@ -1,6 +1,7 @@
 #include "oneflow/device/cpu_device_context.h"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 
@@ -29,6 +30,7 @@ const std::string& CpuDeviceContext::device_tag() const {
 
 void CpuDeviceContext::BindCurrentThread() {
   openblas_set_num_threads(static_cast<int>(compute_threads_));
+  omp_set_num_threads(static_cast<int>(compute_threads_));  // oneDNN's OpenMP teams
 }
 
 void CpuDeviceContext::ParallelFor(int64_t count, int64_t grain,

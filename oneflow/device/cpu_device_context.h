@@ -26,7 +26,7 @@ class CpuDeviceContext : public DeviceContext {
 
   const std::string& device_tag() const override;
   Stream& stream() override { return stream_; }
-  // Sets how many threads BLAS may use from the calling thread (an OpenMP BLAS keeps that
+  // Sets how many threads BLAS and oneDNN may use from the calling thread (OpenMP keeps that
   // setting per calling thread).
   void BindCurrentThread() override;
   int64_t compute_threads() const { return compute_threads_; }

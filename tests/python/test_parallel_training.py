@@ -111,7 +111,7 @@ MODES = {
 
 
 def train(devices, model, batch_axis, variable_names, loss_kind="mse", debug_dir=None,
-          monkeypatch=None, watched_ops=()):
+          monkeypatch=None, watched_ops=(), function_config=None):
     """Trains `model` STEPS steps on `devices` CPU devices in a fresh session; returns (losses,
     {variable: final value}, {op: chosen SBP signature}, TaskGraph text or None)."""
     flow.clear_default_session()
@@ -129,7 +129,7 @@ def train(devices, model, batch_axis, variable_names, loss_kind="mse", debug_dir
     optimizer = flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [LR]),
                                    momentum=MOMENTUM)
     if loss_kind == "mse":
-        @flow.global_function(type="train")
+        @flow.global_function(type="train", function_config=function_config)
         def train_step(x: tp.Numpy.Placeholder((BATCH, FEATURES), batch_axis=batch_axis),
                        y: tp.Numpy.Placeholder((BATCH, OUTPUTS), batch_axis=batch_axis)
                        ) -> tp.Numpy:
@@ -238,3 +238,29 @@ def test_classifier_with_class_split_logits_follows_the_single_device_run(device
         boxing_names(actual[3])
     assert reference[0][0].shape == (BATCH,)
     assert_same_training(reference, actual, "classifier on %d devices" % devices)
+
+
+@pytest.mark.parametrize("devices", [2, 3])
+def test_sharded_optimizer_state_follows_the_single_device_run(devices, tmp_path, monkeypatch):
+    """optimizer_placement_optimization_mode("distributed_split"): broadcast weights are stored
+    split(0); readers all-gather them, gradients are reduce-scattered, each device updates its
+    slice (and keeps its slice of the momentum)."""
+    model, batch_axis, variable_names, _ = MODES["data_parallel"]
+    reference = reference_run("data_parallel", model, batch_axis, variable_names)
+    config = flow.FunctionConfig()
+    config.optimizer_placement_optimization_mode("distributed_split")
+    actual = train(devices, model, batch_axis, variable_names, debug_dir=tmp_path,
+                   monkeypatch=monkeypatch, function_config=config)
+    task_graph = actual[3]
+    for i in (1, 2, 3):
+        assert re.search(r'name: "reduce_scatter\(mm%d-b_grad/out_0 P->S\(0\)\)@0"' % i,
+                         task_graph), boxing_names(task_graph)
+        assert not re.search(r'name: "all_reduce\(mm%d-b_grad/' % i, task_graph)
+    assert re.search(r'name: "all_gather\(w1/out_0 S\(0\)->B\)@0"', task_graph), \
+        boxing_names(task_graph)
+    assert_same_training(reference, actual, "sharded optimizer on %d devices" % devices)
+
+
+def test_optimizer_placement_mode_is_checked():
+    with pytest.raises(ValueError, match="distributed_split"):
+        flow.FunctionConfig().optimizer_placement_optimization_mode("zero3")

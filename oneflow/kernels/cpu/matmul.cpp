@@ -1,11 +1,13 @@
-// CPU matmul through OpenBLAS (row-major GEMM), float32 and float64: one GEMM for 2-D operands
-// and for broadcast matmul (a's leading dims flattened into rows), one GEMM per batch index for
-// batch matmul.
+// CPU matmul (row-major GEMM): float32 through oneDNN's sgemm (JIT kernels for the machine's
+// vector units), float64 through OpenBLAS. One GEMM for 2-D operands and for broadcast matmul
+// (a's leading dims flattened into rows), one GEMM per batch index for batch matmul.
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 
+#include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
 
 namespace oneflow {
@@ -14,8 +16,13 @@ namespace {
 
 void Gemm(CBLAS_TRANSPOSE transpose_a, CBLAS_TRANSPOSE transpose_b, int m, int n, int k,
           double alpha, const float* a, int lda, const float* b, int ldb, float* out) {
-  cblas_sgemm(CblasRowMajor, transpose_a, transpose_b, m, n, k, static_cast<float>(alpha), a, lda,
-              b, ldb, 0.0f, out, n);
+  const dnnl_status_t status =
+      dnnl_sgemm(transpose_a == CblasTrans ? 'T' : 'N', transpose_b == CblasTrans ? 'T' : 'N', m,
+                 n, k, static_cast<float>(alpha), a, lda, b, ldb, 0.0f, out, n);
+  if (status != dnnl_success) {
+    throw Error(ErrorKind::kRuntime) << "matmul: oneDNN sgemm failed with status " << status
+                                     << " (m=" << m << ", n=" << n << ", k=" << k << ")";
+  }
 }
 
 void Gemm(CBLAS_TRANSPOSE transpose_a, CBLAS_TRANSPOSE transpose_b, int m, int n, int k,

@@ -19,6 +19,7 @@ class FunctionConfig:
         self._data_type = dtypes.float32
         self._placement = None
         self._logical_view = "consistent"
+        self._optimizer_placement = "non_distributed"
         self._other = {}
 
     def default_data_type(self, dtype=None):
@@ -37,6 +38,17 @@ class FunctionConfig:
 
     def default_distribute_strategy(self, strategy):
         self.default_logical_view(strategy)
+
+    def optimizer_placement_optimization_mode(self, mode):
+        """"distributed_split" (ZeRO-style): a trainable variable of a train job that would be
+        broadcast over several devices is stored split along axis 0 instead; its readers get it
+        whole through an all-gather, its gradient is reduce-scattered, and each device updates
+        (and keeps the optimizer state of) its own slice only. Same numbers, less update work and
+        memory per device. "non_distributed" (the default): replicated variables."""
+        if mode not in ("distributed_split", "non_distributed"):
+            raise ValueError("optimizer_placement_optimization_mode must be 'distributed_split' "
+                             "or 'non_distributed', got %r" % (mode,))
+        self._optimizer_placement = mode
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -63,6 +63,7 @@ class Session:
         self.watch_handlers = {}
         self.variables = {}  # name -> (shape, dtype) of every get_variable in this session
         self.variable_placements = {}  # name -> placement in the job being traced
+        self.sharded_variables = set()  # stored split(0) by optimizer_placement_optimization_mode
         # Serialises tracing, (re)starting and launching between Python threads; waiting for a
         # call's result happens outside it.
         self.lock = threading.RLock()

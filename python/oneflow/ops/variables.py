@@ -30,8 +30,9 @@ def get_variable(
         from oneflow.framework.blob import LazyBlob
 
         lbn, out_shape, out_dtype, sbp, _ = session.cpp.op_outputs(full_name)["out"][0]
-        return LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
+        blob = LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
                         placement=session.variable_placements.get(full_name), sbp=sbp)
+        return _gathered_if_sharded(session, full_name, blob)
     if initializer is None:
         initializer = initializers.constant_initializer(0.0)
     if not isinstance(initializer, initializers.InitializerConf):
@@ -49,6 +50,12 @@ def get_variable(
                 raise ValueError("get_variable %r: cannot split axis %d of shape %r"
                                  % (full_name, distribute.axis, shape))
             split_axis = distribute.axis
+    # Stored split(0) by optimizer_placement_optimization_mode, here or in an earlier job of the
+    # session (jobs sharing a variable must lay it out alike).
+    if split_axis < 0 and (full_name in session.sharded_variables or
+                           _shards_optimizer_state(session, shape, trainable)):
+        split_axis = 0
+        session.sharded_variables.add(full_name)
     attrs = {
         "shape": shape,
         "dtype": dtype.value,
@@ -62,4 +69,28 @@ def get_variable(
     blob = op_builder.add_op("variable", full_name, {}, attrs, mirrored=False)["out"][0]
     session.variables[full_name] = (shape, dtype)
     session.variable_placements[full_name] = blob.placement
-    return blob
+    return _gathered_if_sharded(session, full_name, blob)
+
+
+def _shards_optimizer_state(session, shape, trainable):
+    """optimizer_placement_optimization_mode("distributed_split"): a trainable variable of a
+    train job over several devices is stored split along axis 0 (when that axis is long enough)."""
+    from oneflow.framework import scope as scope_util
+
+    desc = session.tracing_job
+    if not trainable or not desc.is_train or desc.config._optimizer_placement != "distributed_split":
+        return False
+    placement = session.scope.current_placement() or session.default_placement()
+    devices = placement.device_count() if isinstance(placement, scope_util.Placement) else 1
+    return devices > 1 and len(shape) > 0 and shape[0] >= devices
+
+
+def _gathered_if_sharded(session, full_name, blob):
+    """A sharded variable is read whole: its readers must take it broadcast (an all-gather,
+    no copy op). Its gradient, laid out like the variable for the update, is then
+    reduce-scattered, so each device updates its own slice."""
+    if full_name not in session.sharded_variables:
+        return blob
+    from oneflow import distribute
+
+    return blob.with_distribute(distribute.broadcast())
