@@ -6,7 +6,10 @@ OPENBLAS_NUM_THREADS=1), so 2 devices use the machine's 2 cores.
 
 Cases (one JSON line each):
   data_parallel   training throughput on 2 devices (batch split 64 + 64, gradients all-reduced)
-                  against 1 device; PyTorch 1.13 at 1 and 2 threads on the same batch alongside.
+                  against 1 device: calls that wait for their loss, the same with the sharded
+                  optimizer (optimizer_placement_optimization_mode("distributed_split")), and
+                  calls kept in flight (tp.Callback); PyTorch 1.13 at 1 and 2 threads on the
+                  same batch alongside.
   pipeline        inference throughput with the model cut in two stages (dense1 on device 0,
                   dense2 + dense3 on device 1), calls kept in flight (tp.Callback), against the
                   same model on one device.
@@ -27,7 +30,7 @@ BATCH = 128
 IN_FEATURES = 784
 HIDDEN = 512
 CLASSES = 10
-SIDES = ["dp1", "dp2", "zero2", "torch1", "torch2", "pipe1", "pipe2"]
+SIDES = ["dp1", "dp2", "zero2", "async1", "async2", "torch1", "torch2", "pipe1", "pipe2"]
 
 
 def _batch():
@@ -50,9 +53,10 @@ def _layers(images, stage_placements):
         return flow.layers.dense(hidden, CLASSES, kernel_initializer=initializer, name="dense3")
 
 
-def oneflow_training(devices, warmup, iterations, sharded=False):
+def oneflow_training(devices, warmup, iterations, sharded=False, in_flight=False):
     """Seconds per training step, data-parallel over `devices` devices; `sharded`: with
-    optimizer_placement_optimization_mode("distributed_split") (each device updates a slice)."""
+    optimizer_placement_optimization_mode("distributed_split") (each device updates a slice);
+    `in_flight`: calls return at once (tp.Callback), so Python never waits between steps."""
     import oneflow as flow
     import oneflow.typing as tp
 
@@ -64,9 +68,7 @@ def oneflow_training(devices, warmup, iterations, sharded=False):
     if sharded:
         config.optimizer_placement_optimization_mode("distributed_split")
 
-    @flow.global_function(type="train", function_config=config)
-    def train(images: tp.Numpy.Placeholder((BATCH, IN_FEATURES)),
-              labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
+    def body(images, labels):
         logits = _layers(images, [placement, placement])
         loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01]),
@@ -74,7 +76,29 @@ def oneflow_training(devices, warmup, iterations, sharded=False):
         return loss
 
     images, labels = _batch()
-    return side_by_side.seconds_per_call(lambda: train(images, labels), warmup, iterations)
+    if not in_flight:
+        @flow.global_function(type="train", function_config=config)
+        def train(images: tp.Numpy.Placeholder((BATCH, IN_FEATURES)),
+                  labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)) -> tp.Numpy:
+            return body(images, labels)
+
+        return side_by_side.seconds_per_call(lambda: train(images, labels), warmup, iterations)
+
+    @flow.global_function(type="train", function_config=config)
+    def train_async(images: tp.Numpy.Placeholder((BATCH, IN_FEATURES)),
+                    labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32)
+                    ) -> tp.Callback[tp.Numpy]:
+        return body(images, labels)
+
+    losses = []
+    for _ in range(warmup):
+        train_async(images, labels)(losses.append)
+    flow.sync_default_session()
+    start = time.perf_counter()
+    for _ in range(iterations):
+        train_async(images, labels)(losses.append)
+    flow.sync_default_session()
+    return (time.perf_counter() - start) / iterations
 
 
 def torch_training(threads, warmup, iterations):
@@ -131,8 +155,9 @@ def oneflow_inference(stages, warmup, iterations):
 
 def run_side(side, warmup, iterations):
     kind, count = side[:-1], int(side[-1])
-    if kind in ("dp", "zero"):
-        return oneflow_training(count, warmup, iterations, sharded=kind == "zero")
+    if kind in ("dp", "zero", "async"):
+        return oneflow_training(count, warmup, iterations, sharded=kind == "zero",
+                                in_flight=kind == "async")
     if kind == "torch":
         return torch_training(count, warmup, iterations)
     return oneflow_inference(count, warmup, iterations)
@@ -150,11 +175,17 @@ def main():
         return round(BATCH / result["seconds"], 1)
 
     dp1, dp2 = samples_per_second("dp1", 1), samples_per_second("dp2", 1)
+    zero2 = samples_per_second("zero2", 1)
+    async1, async2 = samples_per_second("async1", 1), samples_per_second("async2", 1)
     torch1, torch2 = samples_per_second("torch1", 1), samples_per_second("torch2", 2)
     print(json.dumps({
         "case": "data_parallel_mlp_784_512_512_10_b128",
         "oneflow_1_device_samples_per_s": dp1, "oneflow_2_devices_samples_per_s": dp2,
         "speedup": round(dp2 / dp1, 3),
+        "oneflow_2_devices_sharded_optimizer_samples_per_s": zero2,
+        "calls_in_flight_1_device_samples_per_s": async1,
+        "calls_in_flight_2_devices_samples_per_s": async2,
+        "calls_in_flight_speedup": round(async2 / async1, 3),
         "torch_1_thread_samples_per_s": torch1, "torch_2_threads_samples_per_s": torch2,
         "oneflow_2_devices_vs_torch_2_threads": round(dp2 / torch2, 3),
     }), flush=True)
