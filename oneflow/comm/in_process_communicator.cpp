@@ -82,7 +82,8 @@ void InProcessCommunicator::RunShare(const Rendezvous& rendezvous, int64_t rank)
       }
       return;
     }
-    default: break;
+    default:
+      break;
   }
   OF_CHECK(false) << "unknown collective kind " << task.kind();
 }
@@ -117,8 +118,8 @@ void InProcessCommunicator::Submit(const CollectiveCall& call, Done done) {
       entry->dones.resize(ranks);
     }
     OF_CHECK(!entry->dones[task.rank()])
-        << "rank " << task.rank() << " submitted collective " << task.collective_id()
-        << " piece " << call.piece_id << " twice";
+        << "rank " << task.rank() << " submitted collective " << task.collective_id() << " piece "
+        << call.piece_id << " twice";
     entry->calls[task.rank()] = call;
     entry->dones[task.rank()] = std::move(done);
     if (++entry->arrived < ranks) { return; }
@@ -135,18 +136,14 @@ void InProcessCommunicator::Submit(const CollectiveCall& call, Done done) {
       std::exception_ptr error;
       try {
         RunShare(*rendezvous, r);
-      } catch (...) {
-        error = std::current_exception();
-      }
+      } catch (...) { error = std::current_exception(); }
       FinishShare(rendezvous, error);
     });
   }
   std::exception_ptr error;
   try {
     RunShare(*rendezvous, me);
-  } catch (...) {
-    error = std::current_exception();
-  }
+  } catch (...) { error = std::current_exception(); }
   FinishShare(rendezvous, error);
 }
 

@@ -40,7 +40,9 @@ class TaskGraphBuilder {
 
   TaskGraphProto Build() {
     source_ = graph_.AddNode(kSourceTickNode, 0, 0, "source_tick")->node_id();
-    for (const std::string& op_name : job_graph_.TopologicalOrder()) { AddOp(job_graph_.Op(op_name)); }
+    for (const std::string& op_name : job_graph_.TopologicalOrder()) {
+      AddOp(job_graph_.Op(op_name));
+    }
     ConnectSource();
     AddSink();
     return graph_.proto();
@@ -156,11 +158,15 @@ class TaskGraphBuilder {
 
 const char* NodeColor(TaskNodeType type) {
   switch (type) {
-    case kSliceBoxingNode: return "lightsalmon";
-    case kCollectiveNode: return "gold";
+    case kSliceBoxingNode:
+      return "lightsalmon";
+    case kCollectiveNode:
+      return "gold";
     case kSourceTickNode:
-    case kSinkTickNode: return "lightgrey";
-    default: return "lightblue";
+    case kSinkTickNode:
+      return "lightgrey";
+    default:
+      return "lightblue";
   }
 }
 
@@ -195,8 +201,8 @@ std::string TaskGraphToDot(const TaskGraphProto& graph) {
   for (const auto& entry : by_device) {
     const std::string device =
         std::to_string(entry.first.first) + ":" + std::to_string(entry.first.second);
-    dot << "  subgraph " << Quoted("cluster_" + device) << " {\n    label=" << Quoted("device " + device)
-        << ";\n";
+    dot << "  subgraph " << Quoted("cluster_" + device)
+        << " {\n    label=" << Quoted("device " + device) << ";\n";
     for (const TaskNode* node : entry.second) {
       dot << "    n" << node->node_id() << " [label=" << Quoted(node->name())
           << ", fillcolor=" << NodeColor(node->type()) << "];\n";

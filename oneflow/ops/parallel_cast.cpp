@@ -14,8 +14,8 @@ void CheckSbpAttr(const std::string& text, const std::string& attr) {
   if (text.empty()) { return; }
   SbpParallel sbp = SbpFromString(text);
   if (sbp.has_partial_sum_parallel()) {
-    throw Error(ErrorKind::kValue) << "parallel_cast: " << attr
-                                   << " must be a split or broadcast, got P";
+    throw Error(ErrorKind::kValue)
+        << "parallel_cast: " << attr << " must be a split or broadcast, got P";
   }
 }
 
@@ -28,8 +28,9 @@ void InferParallelCast(InferContext& ctx) {
   if (!sbp.empty() && SbpFromString(sbp).has_split_parallel()) {
     const int64_t axis = SbpFromString(sbp).split_parallel().axis();
     if (axis >= ctx.Input("in").shape.num_axes()) {
-      throw Error(ErrorKind::kValue) << "parallel_cast: cannot split axis " << axis << " of a blob of "
-                                     << ctx.Input("in").shape.num_axes() << " axes";
+      throw Error(ErrorKind::kValue)
+          << "parallel_cast: cannot split axis " << axis << " of a blob of "
+          << ctx.Input("in").shape.num_axes() << " axes";
     }
   }
 }
@@ -42,8 +43,10 @@ void GetParallelCastSbp(SbpContext& ctx) {
   }
   SbpParallel layout = SbpFromString(sbp);
   if (layout.has_split_parallel()) {
-    ctx.NewSignature().Split("in", layout.split_parallel().axis()).Split("out",
-                                                                      layout.split_parallel().axis()).Build();
+    ctx.NewSignature()
+        .Split("in", layout.split_parallel().axis())
+        .Split("out", layout.split_parallel().axis())
+        .Build();
   } else {
     ctx.NewSignature().Broadcast("in").Broadcast("out").Build();
   }

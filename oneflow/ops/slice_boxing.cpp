@@ -24,7 +24,8 @@ REGISTER_OP("slice_boxing")
           << "slice_boxing: out_slice has " << out_slice.size() << " values for "
           << logical.ToString();
       BlobDesc& out = ctx.Output("out");
-      out.shape = Shape(std::vector<int64_t>(out_slice.begin() + logical.num_axes(), out_slice.end()));
+      out.shape =
+          Shape(std::vector<int64_t>(out_slice.begin() + logical.num_axes(), out_slice.end()));
       out.data_type = ctx.Attr<DataType>("dtype");
     })
     .NonDifferentiable();

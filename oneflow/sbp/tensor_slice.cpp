@@ -63,8 +63,7 @@ TensorSlice Intersect(const TensorSlice& a, const TensorSlice& b) {
   TensorSlice result;
   for (int64_t axis = 0; axis < a.num_axes(); ++axis) {
     const int64_t begin = std::max(a.begin[axis], b.begin[axis]);
-    const int64_t end =
-        std::min(a.begin[axis] + a.extent[axis], b.begin[axis] + b.extent[axis]);
+    const int64_t end = std::min(a.begin[axis] + a.extent[axis], b.begin[axis] + b.extent[axis]);
     result.begin.push_back(begin);
     result.extent.push_back(std::max<int64_t>(0, end - begin));
   }

@@ -4,6 +4,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/framework/op_conf_util.h"
 #include "oneflow/job/job_build_context.h"
+#include "oneflow/sbp/tensor_slice.h"
 
 namespace oneflow {
 namespace test {
@@ -33,6 +34,17 @@ inline std::string AddInput(JobBuildContext& job, const std::string& name, const
                 .Placement(CpuPlacement(devices))
                 .Build());
   return MakeLbn(name, "out");
+}
+
+// An identity on `devices` whose input and output must be laid out as `sbp` ("S(0)", "B", "P").
+inline std::string ForcedIdentity(JobBuildContext& job, const std::string& name,
+                                  const std::string& in, const std::string& devices,
+                                  const std::string& sbp) {
+  OperatorConf conf =
+      OpConfBuilder("identity", name).Input("in", in).Placement(CpuPlacement(devices)).Build();
+  (*conf.mutable_sbp_hint())["in_0"] = SbpFromString(sbp);
+  (*conf.mutable_sbp_hint())["out_0"] = SbpFromString(sbp);
+  return OutputLbn(job.AddOp(conf), "out");
 }
 
 inline std::string AddVariable(JobBuildContext& job, const std::string& name, const Shape& shape,

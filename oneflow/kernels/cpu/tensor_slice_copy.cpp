@@ -82,8 +82,8 @@ void CopyTensorSlice(DataType data_type, const TensorSlice& region, const void* 
       dst_offset += index[axis] * dst_strides[axis];
     }
     if (accumulate) {
-      SwitchDataType(data_type, AddBlock{from + src_offset * element, to + dst_offset * element,
-                                         block});
+      SwitchDataType(data_type,
+                     AddBlock{from + src_offset * element, to + dst_offset * element, block});
     } else {
       std::memcpy(to + dst_offset * element, from + src_offset * element, block * element);
     }

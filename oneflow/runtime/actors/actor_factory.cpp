@@ -17,11 +17,16 @@ std::unique_ptr<Actor> NewCollectiveActor(const TaskProto& task, const ActorCont
 std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,
                                 DeviceContext& device) {
   switch (task.task_type()) {
-    case kCompute: return NewComputeActor(task, context, device);
-    case kSourceTick: return NewSourceTickActor(task, context, device);
-    case kSinkTick: return NewSinkTickActor(task, context, device);
-    case kCollective: return NewCollectiveActor(task, context, device);
-    default: break;
+    case kCompute:
+      return NewComputeActor(task, context, device);
+    case kSourceTick:
+      return NewSourceTickActor(task, context, device);
+    case kSinkTick:
+      return NewSinkTickActor(task, context, device);
+    case kCollective:
+      return NewCollectiveActor(task, context, device);
+    default:
+      break;
   }
   OF_CHECK(false) << "task " << task.task_id() << " has unknown task type " << task.task_type();
   return nullptr;

@@ -93,8 +93,7 @@ class CollectiveActor final : public Actor {
     for (int64_t index = 0; index < desc.blob_size(); ++index) {
       if (desc.blob(index).lbn() == lbn) { return index; }
     }
-    OF_CHECK(false) << "register desc " << desc.regst_desc_id() << " holds no blob '" << lbn
-                    << "'";
+    OF_CHECK(false) << "register desc " << desc.regst_desc_id() << " holds no blob '" << lbn << "'";
     return -1;
   }
 

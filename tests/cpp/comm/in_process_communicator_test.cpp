@@ -92,10 +92,8 @@ TEST_P(Collectives, EveryKindEqualsTheReference) {
   const int64_t ranks = GetParam();
   const Shape shape({7, 5});  // uneven over 2, 3 and 4 ranks
   const std::vector<Case> cases = {
-      {kAllReduce, PartialSumSbp(), BroadcastSbp()},
-      {kReduceScatter, PartialSumSbp(), SplitSbp(1)},
-      {kAllGather, SplitSbp(0), BroadcastSbp()},
-      {kAllToAll, SplitSbp(0), SplitSbp(1)},
+      {kAllReduce, PartialSumSbp(), BroadcastSbp()}, {kReduceScatter, PartialSumSbp(), SplitSbp(1)},
+      {kAllGather, SplitSbp(0), BroadcastSbp()},     {kAllToAll, SplitSbp(0), SplitSbp(1)},
       {kAllToAll, SplitSbp(1), SplitSbp(0)},
   };
   DeviceThreads threads(ranks);
@@ -137,7 +135,9 @@ TEST_P(Collectives, EveryKindEqualsTheReference) {
             const int64_t index = (out_slice.begin[0] + i) * 5 + out_slice.begin[1] + j;
             double expected = 0;
             if (c.src.has_partial_sum_parallel()) {
-              for (int64_t s = 0; s < ranks; ++s) { expected += InputValue(c, s, index) + 0.5 * piece; }
+              for (int64_t s = 0; s < ranks; ++s) {
+                expected += InputValue(c, s, index) + 0.5 * piece;
+              }
             } else {
               expected = InputValue(c, 0, index) + 0.5 * piece;
             }

@@ -10,16 +10,6 @@
 namespace oneflow {
 namespace {
 
-// An identity on `devices` whose input and output must be laid out as `sbp`.
-std::string Identity(JobBuildContext& job, const std::string& name, const std::string& in,
-                     const std::string& devices, const std::string& sbp) {
-  OperatorConf conf =
-      OpConfBuilder("identity", name).Input("in", in).Placement(test::CpuPlacement(devices)).Build();
-  (*conf.mutable_sbp_hint())["in_0"] = SbpFromString(sbp);
-  (*conf.mutable_sbp_hint())["out_0"] = SbpFromString(sbp);
-  return OutputLbn(job.AddOp(conf), "out");
-}
-
 int Count(const TaskGraphProto& graph, TaskNodeType type) {
   int count = 0;
   for (const TaskNode& node : graph.node()) { count += node.type() == type; }
@@ -39,8 +29,8 @@ TaskGraphProto Chain(const std::string& from_devices, const std::string& from,
                      const std::string& to_devices, const std::string& to) {
   JobBuildContext job(test::MakeJobConf("chain", false));
   std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, from_devices);
-  std::string first = Identity(job, "first", x, from_devices, from);
-  Identity(job, "second", first, to_devices, to);
+  std::string first = test::ForcedIdentity(job, "first", x, from_devices, from);
+  test::ForcedIdentity(job, "second", first, to_devices, to);
   int64_t collectives = 0;
   return BuildTaskGraph(job.job(), &collectives);
 }
@@ -98,18 +88,20 @@ TEST(TaskGraph, BroadcastToSplitIsALocalSlice) {
 TEST(TaskGraph, OneDeviceToManyBroadcastReadsDirectly) {
   JobBuildContext job(test::MakeJobConf("fan", false));
   std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, "0:0");
-  Identity(job, "wide", x, "0:0-3", "B");
+  test::ForcedIdentity(job, "wide", x, "0:0-3", "B");
   int64_t collectives = 0;
   TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives);
   EXPECT_EQ(Count(graph, kSliceBoxingNode) + Count(graph, kCollectiveNode), 0);
-  EXPECT_EQ(NodeNamed(graph, "wide@3").input().at("in_0").node_id(), NodeNamed(graph, "x@0").node_id());
+  EXPECT_EQ(NodeNamed(graph, "wide@3").input().at("in_0").node_id(),
+            NodeNamed(graph, "x@0").node_id());
 }
 
 TEST(TaskGraph, DifferentDeviceCountsAssembleOverlappingParts) {
   TaskGraphProto graph = Chain("0:0-1", "S(0)", "0:1-3", "S(0)");
   ASSERT_EQ(Count(graph, kSliceBoxingNode), 3);
   // Rows 0-2 and 3-5 on two devices; rows 0-1, 2-3, 4-5 on three: the middle part overlaps both.
-  const TaskNode& middle = NodeNamed(graph, "slice_boxing(first/out_0 0:0,0:1 S(0)->0:1,0:2,0:3 S(0))@1");
+  const TaskNode& middle =
+      NodeNamed(graph, "slice_boxing(first/out_0 0:0,0:1 S(0)->0:1,0:2,0:3 S(0))@1");
   EXPECT_EQ(middle.device_id(), 2);
   EXPECT_EQ(middle.input_size(), 2);
 }
@@ -117,8 +109,9 @@ TEST(TaskGraph, DifferentDeviceCountsAssembleOverlappingParts) {
 TEST(TaskGraph, CollectiveIdsAreUniqueAcrossJobs) {
   int64_t collectives = 0;
   JobBuildContext first(test::MakeJobConf("a", false));
-  Identity(first, "p", test::AddInput(first, "x", Shape({4}), kFloat, "0:0-1"), "0:0-1", "P");
-  Identity(first, "b", "p/out_0", "0:0-1", "B");
+  test::ForcedIdentity(first, "p", test::AddInput(first, "x", Shape({4}), kFloat, "0:0-1"), "0:0-1",
+                       "P");
+  test::ForcedIdentity(first, "b", "p/out_0", "0:0-1", "B");
   BuildTaskGraph(first.job(), &collectives);
   EXPECT_EQ(collectives, 1);
   BuildTaskGraph(first.job(), &collectives);

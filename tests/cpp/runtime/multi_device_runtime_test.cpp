@@ -14,15 +14,6 @@
 namespace oneflow {
 namespace {
 
-std::string Identity(JobBuildContext& job, const std::string& name, const std::string& in,
-                     const std::string& devices, const std::string& sbp) {
-  OperatorConf conf =
-      OpConfBuilder("identity", name).Input("in", in).Placement(test::CpuPlacement(devices)).Build();
-  (*conf.mutable_sbp_hint())["in_0"] = SbpFromString(sbp);
-  (*conf.mutable_sbp_hint())["out_0"] = SbpFromString(sbp);
-  return OutputLbn(job.AddOp(conf), "out");
-}
-
 const Shape kShape({7, 9});  // uneven over 2, 3 and 4 devices
 
 Plan MakeBoxingChainPlan() {
@@ -44,9 +35,13 @@ Plan MakeBoxingChainPlan() {
       {"0:0-2", "B"},     // one device -> many: direct reads
   };
   for (size_t i = 0; i < steps.size(); ++i) {
-    blob = Identity(job, "step" + std::to_string(i), blob, steps[i].devices, steps[i].sbp);
+    blob =
+        test::ForcedIdentity(job, "step" + std::to_string(i), blob, steps[i].devices, steps[i].sbp);
   }
-  job.AddOp(OpConfBuilder("return", "y").Input("in", blob).Placement(test::CpuPlacement("0:0-2")).Build());
+  job.AddOp(OpConfBuilder("return", "y")
+                .Input("in", blob)
+                .Placement(test::CpuPlacement("0:0-2"))
+                .Build());
   CompleteJob(job);
   return BuildPlan({&job.job()}, PlanOptions());
 }
@@ -55,7 +50,8 @@ TEST(MultiDeviceRuntime, EveryBoxingOfAChainReturnsTheInput) {
   Plan plan = MakeBoxingChainPlan();
   int collectives = 0;
   for (const TaskProto& task : plan.task()) { collectives += task.task_type() == kCollective; }
-  EXPECT_EQ(collectives, 4 * 3 + 2);  // all-gather, all-to-all, all-reduce on 4; reduce-scatter on 2
+  EXPECT_EQ(collectives,
+            4 * 3 + 2);  // all-gather, all-to-all, all-reduce on 4; reduce-scatter on 2
   VariableStore variables;
   RuntimeOptions options;
   Runtime runtime(plan, variables, WatchHandler(), options);
@@ -66,7 +62,8 @@ TEST(MultiDeviceRuntime, EveryBoxingOfAChainReturnsTheInput) {
     for (int64_t i = 0; i < kShape.elem_count(); ++i) {
       static_cast<float*>(x.data)[i] = piece * 100.0f + i;
     }
-    instances.push_back(std::make_shared<JobInstance>("chain", std::map<std::string, HostTensor>{{"x", x}}));
+    instances.push_back(
+        std::make_shared<JobInstance>("chain", std::map<std::string, HostTensor>{{"x", x}}));
     runtime.Launch("chain", instances.back());
   }
   for (int piece = 0; piece < kPieces; ++piece) {

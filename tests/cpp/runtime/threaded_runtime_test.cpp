@@ -35,7 +35,8 @@ REGISTER_OP("test_fault")
 class TestFaultKernel final : public Kernel {
  public:
   explicit TestFaultKernel(const KernelInitContext& ctx)
-      : fail_at_(ctx.Attr<double>("fail_at")), in_parallel_for_(ctx.Attr<bool>("in_parallel_for")) {}
+      : fail_at_(ctx.Attr<double>("fail_at")),
+        in_parallel_for_(ctx.Attr<bool>("in_parallel_for")) {}
   void Forward(KernelContext& ctx) override {
     const Blob& in = ctx.Input("in");
     Blob& out = ctx.Output("out");
@@ -81,7 +82,8 @@ Plan MakeDiamondPlan(int64_t register_num) {
   std::string b = AddOn(job, OpConfBuilder("identity", "b").Input("in", a), "0:2");
   std::string c = AddOn(job, OpConfBuilder("identity", "c").Input("in", a), "0:3");
   std::string d = AddOn(job, OpConfBuilder("add_n", "d").Input("in", b).Input("in", c), "0:0");
-  job.AddOp(OpConfBuilder("return", "y").Input("in", d).Placement(test::CpuPlacement("0:0")).Build());
+  job.AddOp(
+      OpConfBuilder("return", "y").Input("in", d).Placement(test::CpuPlacement("0:0")).Build());
   CompleteJob(job);
   PlanOptions options;
   options.register_num = register_num;
@@ -100,7 +102,8 @@ Plan MakeChainPlan(double fail_at, bool in_parallel_for) {
                             .Attr("in_parallel_for", in_parallel_for),
                         "0:2");
   std::string c = AddOn(job, OpConfBuilder("identity", "c").Input("in", f), "0:3");
-  job.AddOp(OpConfBuilder("return", "y").Input("in", c).Placement(test::CpuPlacement("0:3")).Build());
+  job.AddOp(
+      OpConfBuilder("return", "y").Input("in", c).Placement(test::CpuPlacement("0:3")).Build());
   CompleteJob(job);
   return BuildPlan({&job.job()}, PlanOptions());
 }
@@ -112,9 +115,7 @@ float OutputAt(const JobInstance& instance, int64_t index) {
 bool FinishesWithin(JobInstance& instance, std::chrono::seconds limit) {
   try {
     return instance.WaitFor(limit);
-  } catch (...) {
-    return true;
-  }
+  } catch (...) { return true; }
 }
 
 class DiamondOnFourThreads : public ::testing::TestWithParam<int64_t> {};
