@@ -23,16 +23,13 @@ void Thread::Start() {
 }
 
 void Thread::Send(ActorMessage message) {
-  if (std::this_thread::get_id() == thread_.get_id()) {
-    local_queue_.push_back(std::move(message));
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(message));
     queued_.store(static_cast<int64_t>(queue_.size()), std::memory_order_release);
   }
-  has_message_.notify_one();
+  // The thread itself is awake; any other sender may have to wake it.
+  if (std::this_thread::get_id() != thread_.get_id()) { has_message_.notify_one(); }
 }
 
 void Thread::Abort() {
@@ -67,20 +64,18 @@ void Thread::Loop() {
     device_->BindCurrentThread();
     std::deque<ActorMessage> batch;
     while (!actors_.empty() && !aborted_.load(std::memory_order_acquire)) {
-      if (local_queue_.empty()) {
-        // A short spin first: the next message (a launch, a returned register) usually follows
-        // within microseconds, and a sleeping thread takes tens of microseconds to wake.
-        const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-        while (queued_.load(std::memory_order_acquire) == 0 &&
-               std::chrono::steady_clock::now() < spin_until) {
-          CpuRelax();
-        }
+      // A short spin first: the next message (a launch, a returned register) usually follows
+      // within microseconds, and a sleeping thread takes tens of microseconds to wake.
+      const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < spin_until) {
+        CpuRelax();
+      }
+      {
         std::unique_lock<std::mutex> lock(mutex_);
         has_message_.wait(lock, [this] { return !queue_.empty() || aborted_.load(); });
         batch.swap(queue_);
         queued_.store(0, std::memory_order_release);
-      } else {
-        batch.swap(local_queue_);
       }
       while (!batch.empty() && !aborted_.load(std::memory_order_acquire)) {
         ActorMessage message = std::move(batch.front());

@@ -1,8 +1,10 @@
 #pragma once
 // A runtime thread: owns the actors of one device and that device's context (stream and compute
-// pool), and drives the actors only by messages. Messages from other threads go through a locked
-// queue; messages an actor sends to an actor on the same thread go through a local queue without
-// locking. The thread ends when its last actor has finished, or at once when the runtime aborts.
+// pool), and drives the actors only by messages. Every message, from this thread or another,
+// goes through one FIFO queue: an actor's registers may be sent from different threads (a
+// collective completes wherever its last share finishes), and one queue keeps them in the order
+// they were sent. The thread ends when its last actor has finished, or at once when the runtime
+// aborts.
 // An exception escaping an actor is handed to `on_error` (never std::terminate); the thread then
 // stops, since its actors' state is no longer trustworthy.
 
@@ -34,7 +36,7 @@ class Thread {
   DeviceContext& device() { return *device_; }
   void AddActor(std::unique_ptr<Actor> actor);
   void Start();
-  // Thread-safe; a message to an actor of this thread sent from this thread skips the lock.
+  // Thread-safe.
   void Send(ActorMessage message);
   // Makes the thread stop at its next message, dropping its actors (the runtime is aborting).
   void Abort();
@@ -61,7 +63,6 @@ class Thread {
   std::deque<ActorMessage> queue_;
   std::atomic<int64_t> queued_{0};  // size of queue_, readable without the lock
   std::atomic<bool> aborted_{false};
-  std::deque<ActorMessage> local_queue_;
   std::thread thread_;
 };
 
