@@ -12,11 +12,6 @@ namespace {
 // Converting to partial-sum never moves data well; such candidates lose to any other.
 constexpr int64_t kForbiddenCost = int64_t{1} << 50;
 
-// On one device every layout is the whole blob.
-SbpParallel Normalized(const SbpParallel& sbp, int64_t parallel_num) {
-  return parallel_num == 1 ? BroadcastSbp() : sbp;
-}
-
 // Why `candidate` cannot run on `parallel_num` devices, or "" if it can.
 std::string InvalidSplit(const SbpSignature& candidate, const SbpSelection& selection) {
   const std::map<std::string, SbpParallel> sorted(candidate.argument_to_sbp().begin(),
@@ -44,8 +39,8 @@ bool AgreesWithHints(const SbpSignature& candidate, const SbpSelection& selectio
   for (const auto& entry : selection.required) {
     auto it = candidate.argument_to_sbp().find(entry.first);
     if (it == candidate.argument_to_sbp().end()) { continue; }
-    if (!SameSbp(Normalized(it->second, selection.parallel_num),
-                 Normalized(entry.second, selection.parallel_num))) {
+    if (!SameSbp(SbpOverDevices(it->second, selection.parallel_num),
+                 SbpOverDevices(entry.second, selection.parallel_num))) {
       return false;
     }
   }
@@ -64,8 +59,8 @@ std::string DescribeCandidates(const std::vector<SbpSignature>& candidates) {
 
 int64_t BoxingCost(const SbpParallel& from, int64_t from_parallel_num, bool same_placement,
                    const SbpParallel& to, int64_t to_parallel_num, const BlobDesc& desc) {
-  const SbpParallel src = Normalized(from, from_parallel_num);
-  const SbpParallel dst = Normalized(to, to_parallel_num);
+  const SbpParallel src = SbpOverDevices(from, from_parallel_num);
+  const SbpParallel dst = SbpOverDevices(to, to_parallel_num);
   const int64_t bytes = desc.byte_size();
   if (same_placement && SameSbp(src, dst)) { return 0; }
   if (dst.has_partial_sum_parallel()) { return kForbiddenCost; }
@@ -156,9 +151,9 @@ SbpSignature SelectSbpSignature(const SbpSelection& selection) {
       int64_t input_cost = BoxingCost(hint.producer_sbp, hint.producer_parallel_num,
                                       hint.same_placement, it->second, selection.parallel_num,
                                       hint.logical_desc);
-      const bool no_boxing =
-          hint.same_placement && SameSbp(Normalized(hint.producer_sbp, hint.producer_parallel_num),
-                                         Normalized(it->second, selection.parallel_num));
+      const SbpParallel produced = SbpOverDevices(hint.producer_sbp, hint.producer_parallel_num);
+      const SbpParallel wanted = SbpOverDevices(it->second, selection.parallel_num);
+      const bool no_boxing = hint.same_placement && SameSbp(produced, wanted);
       if (no_boxing) { order -= 8; }
       cost = std::min(kForbiddenCost * 4, cost + input_cost);
     }

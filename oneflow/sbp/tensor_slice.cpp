@@ -42,7 +42,7 @@ TensorSlice FullSlice(const Shape& shape) {
 TensorSlice SliceOfPart(const Shape& logical, const SbpParallel& sbp, int64_t parallel_id,
                         int64_t parallel_num) {
   TensorSlice slice = FullSlice(logical);
-  if (sbp.has_split_parallel() && parallel_num > 1) {
+  if (SbpOverDevices(sbp, parallel_num).has_split_parallel()) {
     const int64_t axis = sbp.split_parallel().axis();
     OF_CHECK(axis >= 0 && axis < logical.num_axes())
         << "split axis " << axis << " of shape " << logical.ToString();
@@ -72,6 +72,10 @@ TensorSlice Intersect(const TensorSlice& a, const TensorSlice& b) {
 
 bool SameSbp(const SbpParallel& a, const SbpParallel& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+SbpParallel SbpOverDevices(const SbpParallel& sbp, int64_t parallel_num) {
+  return parallel_num == 1 ? BroadcastSbp() : sbp;
 }
 
 SbpParallel SplitSbp(int64_t axis) {

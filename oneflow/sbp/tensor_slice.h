@@ -46,6 +46,8 @@ Shape PhysicalShape(const Shape& logical, const SbpParallel& sbp, int64_t parall
 TensorSlice Intersect(const TensorSlice& a, const TensorSlice& b);
 
 bool SameSbp(const SbpParallel& a, const SbpParallel& b);
+// `sbp` as it acts over `parallel_num` devices: on one device every layout is the whole blob (B).
+SbpParallel SbpOverDevices(const SbpParallel& sbp, int64_t parallel_num);
 SbpParallel SplitSbp(int64_t axis);
 SbpParallel BroadcastSbp();
 SbpParallel PartialSumSbp();

@@ -13,10 +13,8 @@ namespace {
 
 SbpParallel LayoutOf(const OperatorConf& variable_op, int64_t parallel_num) {
   auto it = variable_op.sbp_signature().argument_to_sbp().find("out_0");
-  if (parallel_num == 1 || it == variable_op.sbp_signature().argument_to_sbp().end()) {
-    return BroadcastSbp();
-  }
-  return it->second;
+  if (it == variable_op.sbp_signature().argument_to_sbp().end()) { return BroadcastSbp(); }
+  return SbpOverDevices(it->second, parallel_num);
 }
 
 }  // namespace

@@ -12,9 +12,8 @@ namespace {
 
 int64_t Count(const BlobLayout& layout) { return static_cast<int64_t>(layout.devices.size()); }
 
-// On one device every layout holds the whole blob.
 SbpParallel Normalized(const BlobLayout& layout) {
-  return Count(layout) == 1 ? BroadcastSbp() : layout.sbp;
+  return SbpOverDevices(layout.sbp, Count(layout));
 }
 
 bool SameDevice(const DeviceId& a, const DeviceId& b) {

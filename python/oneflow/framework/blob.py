@@ -210,3 +210,16 @@ def join_parts(parts):
     if parts[0].ndim == 0:
         return np.stack(parts)
     return np.concatenate(parts, axis=0)
+
+
+def hand_over(value, kind, parts=None):
+    """A value as Python receives it (a result, a watched blob): kind "numpy" (one array),
+    "list" (one array per device), "list_list" (a one-tensor list per device) or "local" (a
+    LocalBlob). `parts`: the device count of a mirrored blob, whose values arrive stacked."""
+    values = [value[i] for i in range(parts)] if parts else None
+    if kind == "numpy":
+        return join_parts(values) if values else value
+    if kind in ("list", "list_list"):
+        values = values if values else [value]
+        return values if kind == "list" else [[v] for v in values]
+    return as_local_blob(join_parts(values) if values else value, values)

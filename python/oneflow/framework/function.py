@@ -8,7 +8,7 @@ import numpy as np
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework import session as session_util
-from oneflow.framework.blob import LazyBlob, as_local_blob, join_parts
+from oneflow.framework.blob import LazyBlob, hand_over
 
 
 class FunctionConfig:
@@ -170,14 +170,7 @@ class _Result:
         self.op_name, self.kind, self.parts = op_name, kind, parts
 
     def convert(self, outputs):
-        value = outputs[self.op_name]
-        parts = [value[i] for i in range(self.parts)] if self.parts else None
-        if self.kind == "numpy":
-            return join_parts(parts) if parts else value
-        if self.kind in ("list", "list_list"):
-            values = parts if parts else [value]
-            return values if self.kind == "list" else [[v] for v in values]
-        return as_local_blob(join_parts(parts) if parts else value, parts)
+        return hand_over(outputs[self.op_name], self.kind, self.parts)
 
 
 def _add_placeholder(session, desc, parameter):

@@ -226,16 +226,10 @@ class Session:
             raise error
 
     def _dispatch_watch(self, handler_id, array):
-        from oneflow.framework.blob import as_local_blob, join_parts
+        from oneflow.framework.blob import hand_over
 
         handler, kind, parts = self.watch_handlers[handler_id]
-        values = [array[i] for i in range(parts)] if parts else None
-        if kind == "list":
-            value = values if values else [array]
-        elif kind == "numpy":
-            value = join_parts(values) if values else array
-        else:
-            value = as_local_blob(join_parts(values) if values else array, values)
+        value = hand_over(array, kind, parts)
         with running_callback():
             handler(value)
 
