@@ -23,8 +23,11 @@ std::unique_ptr<Pass> MakeVariableOrderingPass();
 
 namespace oneflow {
 
-// Names of the ops the train-step pass adds; the optimizer pass reads the learning rate.
+// Names of what the train-step pass adds; the autograd and optimizer passes read them.
 std::string TrainStepVariableName(const std::string& job_name);
-std::string LearningRateLbn(const std::string& job_name);
+// The learning rate of the job's optimizer number `optimizer_index` (train_conf.optimizer).
+std::string LearningRateLbn(const std::string& job_name, int64_t optimizer_index = 0);
+std::string LossScaleVariableName(const std::string& job_name);
+std::string GoodStepCounterVariableName(const std::string& job_name);
 
 }  // namespace oneflow

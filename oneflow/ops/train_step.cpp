@@ -1,6 +1,7 @@
 // Ops of the training step counter: "learning_rate_schedule" computes this step's learning rate
-// from the counter, and "increment_counter" advances the counter once per iteration.
+// from the counter (OneFlow 0.3's closed forms, oneflow/train/learning_rate_schedule.h), and "increment_counter" advances the counter once per iteration.
 #include "oneflow/framework/op_registry.h"
+#include "oneflow/train/learning_rate_schedule.h"
 
 namespace oneflow {
 namespace {
@@ -11,19 +12,7 @@ void InferLearningRateSchedule(InferContext& ctx) {
     throw Error(ErrorKind::kType) << "learning_rate_schedule: train_step must be (1,) int64, got "
                                   << step.ToString();
   }
-  auto boundaries = ctx.Attr<std::vector<int64_t>>("boundaries");
-  auto values = ctx.Attr<std::vector<double>>("values");
-  if (values.size() != boundaries.size() + 1) {
-    throw Error(ErrorKind::kValue)
-        << "PiecewiseConstantScheduler: len(values) must be len(boundaries) + 1, got "
-        << values.size() << " values and " << boundaries.size() << " boundaries";
-  }
-  for (size_t i = 1; i < boundaries.size(); ++i) {
-    if (boundaries[i] <= boundaries[i - 1]) {
-      throw Error(ErrorKind::kValue)
-          << "PiecewiseConstantScheduler: boundaries must be strictly increasing";
-    }
-  }
+  CheckLearningRateSchedule(LearningRateScheduleFromAttrs(ctx));
   ctx.Output("out") = BlobDesc{Shape({1}), kFloat};
 }
 
@@ -41,11 +30,26 @@ void BroadcastAll(SbpContext& ctx) {
 
 }  // namespace
 
+// The attributes are the fields of LearningRateSchedule (oneflow/train/learning_rate_schedule.h).
 REGISTER_OP("learning_rate_schedule")
     .Input("train_step")
     .Output("out")
+    .Attr<double>("base_lr", 0.0)
+    .Attr<std::string>("decay", "none")
     .Attr<std::vector<int64_t>>("boundaries", {})
-    .Attr<std::vector<double>>("values", {0.0})
+    .Attr<std::vector<double>>("values", {})
+    .Attr<int64_t>("decay_batches", 0)
+    .Attr<double>("decay_rate", 0.0)
+    .Attr<bool>("staircase", false)
+    .Attr<double>("end_learning_rate", 0.0)
+    .Attr<double>("power", 1.0)
+    .Attr<bool>("cycle", false)
+    .Attr<double>("alpha", 0.0)
+    .Attr<double>("beta", 0.0)
+    .Attr<double>("num_periods", 0.0)
+    .Attr<std::string>("warmup", "none")
+    .Attr<int64_t>("warmup_batches", 0)
+    .Attr<double>("warmup_multiplier", 0.0)
     .KernelDataTypeFrom("out")
     .SetInferFn(InferLearningRateSchedule)
     .SetSbpFn(BroadcastAll)

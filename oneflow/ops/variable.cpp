@@ -21,6 +21,12 @@ void InferVariable(InferContext& ctx) {
       kind != "truncated_normal" && kind != "variance_scaling") {
     throw Error(ErrorKind::kValue) << "variable: unknown initializer '" << kind << "'";
   }
+  for (const char* name : {"l1", "l2"}) {
+    if (!(ctx.Attr<double>(name) >= 0.0)) {
+      throw Error(ErrorKind::kValue) << "variable '" << ctx.op_name() << "': regularizer " << name
+                                     << " must be >= 0, got " << ctx.Attr<double>(name);
+    }
+  }
 }
 
 void GetVariableSbp(SbpContext& ctx) {
@@ -48,6 +54,9 @@ REGISTER_OP("variable")
     .Attr<bool>("trainable", true)
     // -1: broadcast over the placement; >= 0: model-parallel split along that axis.
     .Attr<int64_t>("split_axis", -1)
+    // flow.regularizers: the optimizer adds l1 * sign(value) + l2 * value to the gradient.
+    .Attr<double>("l1", 0.0)
+    .Attr<double>("l2", 0.0)
     .SetInferFn(InferVariable)
     .SetSbpFn(GetVariableSbp);
 

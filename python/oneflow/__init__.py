@@ -27,7 +27,7 @@ from oneflow.ops.initializers import (  # noqa: F401
 )
 from oneflow import (  # noqa: F401
     checkpoint, config, deprecated, distribute, env, experimental, layers, math, nn, optimizer,
-    scope, train, typing, unittest,
+    regularizers, scope, train, typing, unittest,
 )
 
 INVALID_SPLIT_AXIS = None

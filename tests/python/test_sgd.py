@@ -69,25 +69,37 @@ def test_momentum_two_steps(sgd):
     np.testing.assert_allclose(read(), np.full(SHAPE, v3), rtol=1e-6)
 
 
+def oneflow_piecewise_constant(boundaries, values, step):
+    """OneFlow 0.3's learning_rate_schedule_kernel.cpp: values[i] for the first boundary with
+    step <= boundaries[i], else the last value; steps count from 0."""
+    for boundary, value in zip(boundaries, values):
+        if step <= boundary:
+            return value
+    return values[-1]
+
+
 def test_piecewise_constant_schedule(sgd):
-    """Boundaries [2], values [0.1, 0.01]: steps 0 and 1 use 0.1, later steps 0.01."""
+    """Boundaries [2], values [0.1, 0.01]: steps 0, 1 and 2 use 0.1, later steps 0.01."""
     train, read = make_jobs(sgd([0.1, 0.01], boundaries=[2]))
     values = [read()]
-    for _ in range(4):
+    for _ in range(5):
         train(X)
         values.append(read())
     changes = [float(np.mean(after - before)) for before, after in zip(values, values[1:])]
-    np.testing.assert_allclose(changes, [-0.1 * G, -0.1 * G, -0.01 * G, -0.01 * G], rtol=1e-4)
+    expected = [-oneflow_piecewise_constant([2], [0.1, 0.01], step) * G for step in range(5)]
+    assert expected == [-0.1 * G, -0.1 * G, -0.1 * G, -0.01 * G, -0.01 * G]
+    np.testing.assert_allclose(changes, expected, rtol=1e-4)
 
 
 def test_piecewise_constant_schedule_two_boundaries(sgd):
     train, read = make_jobs(sgd([0.4, 0.2, 0.0], boundaries=[1, 2]))
     values = [read()]
-    for _ in range(3):
+    for _ in range(4):
         train(X)
         values.append(read())
     changes = [float(np.mean(after - before)) for before, after in zip(values, values[1:])]
-    np.testing.assert_allclose(changes, [-0.4 * G, -0.2 * G, 0.0], rtol=1e-5, atol=1e-8)
+    expected = [-oneflow_piecewise_constant([1, 2], [0.4, 0.2, 0.0], step) * G for step in range(4)]
+    np.testing.assert_allclose(changes, expected, rtol=1e-5, atol=1e-8)
 
 
 def test_scheduler_value_count_is_checked():

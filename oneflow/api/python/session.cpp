@@ -40,6 +40,43 @@ py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
   return outputs;
 }
 
+// Python attribute values -> AttrValues typed by `def`'s declaration; `owner` names the op in
+// errors.
+void ConvertAttrs(const OpDef& def, const py::dict& attrs, const std::string& owner,
+                  google::protobuf::Map<std::string, AttrValue>* out) {
+  for (auto item : attrs) {
+    std::string attr_name = item.first.cast<std::string>();
+    const AttrDef* attr = def.FindAttr(attr_name);
+    if (attr == nullptr) {
+      throw Error(ErrorKind::kValue) << owner << " has no attribute '" << attr_name << "'";
+    }
+    (*out)[attr_name] = AttrValueFromPython(item.second, attr->default_value, attr_name);
+  }
+}
+
+// One optimizer described by Python (python/oneflow/ops/optimizer.py: Optimizer._conf).
+OptimizerConf OptimizerConfFromPython(const py::dict& spec) {
+  OptimizerConf conf;
+  const std::string op_type = spec["update_op"].cast<std::string>();
+  conf.set_update_op_type(op_type);
+  ConvertAttrs(OpRegistry::Instance().Get(op_type), spec["update_attrs"].cast<py::dict>(),
+               "optimizer update op " + op_type, conf.mutable_update_attr());
+  ConvertAttrs(OpRegistry::Instance().Get("learning_rate_schedule"),
+               spec["learning_rate_attrs"].cast<py::dict>(), "learning-rate scheduler",
+               conf.mutable_learning_rate_attr());
+  conf.set_learning_rate_lbn(spec["learning_rate_lbn"].cast<std::string>());
+  conf.set_weight_decay_rate(spec["weight_decay_rate"].cast<double>());
+  for (auto pattern : spec["weight_decay_includes"]) {
+    conf.add_weight_decay_includes(pattern.cast<std::string>());
+  }
+  for (auto pattern : spec["weight_decay_excludes"]) {
+    conf.add_weight_decay_excludes(pattern.cast<std::string>());
+  }
+  conf.set_clip_norm(spec["clip_norm"].cast<double>());
+  for (auto variable : spec["variables"]) { conf.add_variables(variable.cast<std::string>()); }
+  return conf;
+}
+
 py::dict AddOp(Session& session, const std::string& op_type, const std::string& name,
                const py::dict& inputs, const py::dict& attrs, const std::string& device_tag,
                const std::vector<std::string>& device_names,
@@ -54,16 +91,7 @@ py::dict AddOp(Session& session, const std::string& op_type, const std::string& 
     ListString& list = (*conf.mutable_input())[item.first.cast<std::string>()];
     for (auto lbn : item.second) { list.add_value(lbn.cast<std::string>()); }
   }
-  for (auto item : attrs) {
-    std::string attr_name = item.first.cast<std::string>();
-    const AttrDef* attr = def.FindAttr(attr_name);
-    if (attr == nullptr) {
-      throw Error(ErrorKind::kValue) << "op '" << name << "' (" << op_type
-                                     << ") has no attribute '" << attr_name << "'";
-    }
-    (*conf.mutable_attr())[attr_name] =
-        AttrValueFromPython(item.second, attr->default_value, attr_name);
-  }
+  ConvertAttrs(def, attrs, "op '" + name + "' (" + op_type + ")", conf.mutable_attr());
   if (!device_tag.empty()) {
     conf.mutable_placement()->set_device_tag(device_tag);
     for (const std::string& device : device_names) {
@@ -214,42 +242,38 @@ void BindSession(py::module_& module) {
            })
       .def("set_train_conf",
            [](Session& session, const std::vector<std::string>& loss_lbns,
-              const std::vector<int64_t>& boundaries, const std::vector<double>& values,
-              const std::string& optimizer, const py::dict& params, double loss_scale_factor) {
+              const py::list& optimizers, double loss_scale_factor,
+              const py::object& dynamic_loss_scale) {
              JobConf& conf = session.CurrentJob().mutable_job_conf();
              if (!conf.is_train()) {
                throw Error(ErrorKind::kValue)
                    << "optimizer.minimize() called in job '" << conf.job_name()
                    << "', which is not a train job; use @flow.global_function(type=\"train\")";
              }
-             TrainConf* train = conf.mutable_train_conf();
-             if (train->loss_lbn_size() > 0) {
+             TrainConf train;
+             if (conf.train_conf().loss_lbn_size() > 0) {
                throw Error(ErrorKind::kValue) << "optimizer.minimize() called twice in job '"
                                               << conf.job_name() << "'";
              }
              for (const std::string& lbn : loss_lbns) {
                session.CurrentJob().LogicalBlobDesc(lbn);
-               train->add_loss_lbn(lbn);
+               train.add_loss_lbn(lbn);
              }
-             auto* schedule = train->mutable_learning_rate()->mutable_piecewise_constant();
-             for (int64_t boundary : boundaries) { schedule->add_boundaries(boundary); }
-             for (double value : values) { schedule->add_values(value); }
-             auto param = [&](const char* name) { return params[name].cast<double>(); };
-             if (optimizer == "sgd") {
-               train->mutable_sgd()->set_momentum(param("momentum"));
-             } else if (optimizer == "adam") {
-               AdamConf* adam = train->mutable_adam();
-               adam->set_beta1(param("beta1"));
-               adam->set_beta2(param("beta2"));
-               adam->set_epsilon(param("epsilon"));
-               adam->set_weight_decay(param("weight_decay"));
-               adam->set_do_bias_correction(params["do_bias_correction"].cast<bool>());
-             } else {
-               throw Error(ErrorKind::kNotImplemented) << "optimizer '" << optimizer
-                                                       << "' is not supported";
+             for (auto optimizer : optimizers) {
+               *train.add_optimizer() = OptimizerConfFromPython(optimizer.cast<py::dict>());
              }
-             train->set_loss_scale_factor(loss_scale_factor);
-           })
+             train.set_loss_scale_factor(loss_scale_factor);
+             if (!dynamic_loss_scale.is_none()) {
+               const py::dict policy = dynamic_loss_scale.cast<py::dict>();
+               DynamicLossScaleConf* dynamic = train.mutable_dynamic_loss_scale();
+               dynamic->set_initial_loss_scale(policy["initial_loss_scale"].cast<double>());
+               dynamic->set_increment_period(policy["increment_period"].cast<int64_t>());
+               dynamic->set_multiplier(policy["multiplier"].cast<double>());
+             }
+             *conf.mutable_train_conf() = std::move(train);
+           },
+           "Makes the job being traced a training job (optimizer.minimize): its losses, its "
+           "optimizers (dicts, see python/oneflow/ops/optimizer.py) and loss scaling.")
       .def("add_diff_watch",
            [](Session& session, const std::string& lbn, int64_t handler_id) {
              session.CurrentJob().AddDiffWatch(lbn, handler_id);

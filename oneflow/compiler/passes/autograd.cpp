@@ -1,8 +1,9 @@
 // Pass "autograd": appends the backward ops of a train job. Starting from the loss (its diff
-// seeded with ones, times loss_scale_factor), it walks the ops in reverse topological order and
-// calls each op's registered gradient rule, summing the gradients of blobs read by several ops.
-// Only blobs that lie between a trainable variable and the loss get gradients. Every blob's
-// gradient is recorded in Job.blob_to_diff (unscaled; the optimizer pass scales variable diffs).
+// seeded with ones, times the static loss_scale_factor or the dynamic loss scale), it walks the
+// ops in reverse topological order and calls each op's registered gradient rule, summing the
+// gradients of blobs read by several ops. Only blobs that lie between a trainable variable and
+// the loss get gradients. Every blob's gradient is recorded in Job.blob_to_diff (unscaled; the
+// optimizer pass scales variable diffs).
 #include <set>
 
 #include "oneflow/compiler/pipeline.h"
@@ -184,11 +185,14 @@ class AutogradPass final : public Pass {
     double seed = train.loss_scale_factor() == 0 ? 1.0 : train.loss_scale_factor();
     for (const std::string& loss : train.loss_lbn()) {
       const OperatorConf& producer = graph.Op(graph.Producer(loss));
+      const std::string seed_name = "System-Autograd-" + SanitizedLbn(loss) + "-loss_seed";
       OperatorConf seed_op =
-          OpConfBuilder("constant_like", "System-Autograd-" + SanitizedLbn(loss) + "-loss_seed")
-              .Input("like", loss)
-              .Attr("value", seed)
-              .Build();
+          train.has_dynamic_loss_scale()
+              ? OpConfBuilder("loss_scale_seed", seed_name)
+                    .Input("like", loss)
+                    .Input("loss_scale", MakeLbn(LossScaleVariableName(job.job_name()), "out"))
+                    .Build()
+              : OpConfBuilder("constant_like", seed_name).Input("like", loss).Attr("value", seed).Build();
       state.AddContribution(loss, OutputLbn(state.Add(seed_op, producer.placement()), "out"));
     }
 

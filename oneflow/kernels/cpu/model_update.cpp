@@ -1,4 +1,6 @@
-// CPU sgd_update, momentum_update and adam_update (in place on the model and its state).
+// CPU kernels of the optimizer update ops (formulas in oneflow/ops/model_update.cpp). The common
+// part (skip_if, the effective gradient scale, learning rate and step) is read once per call by
+// ModelUpdateKernel; each optimizer supplies its elementwise or whole-variable update.
 
 #include <cmath>
 
@@ -10,112 +12,308 @@ namespace oneflow {
 namespace {
 
 template <typename T>
-class SgdUpdateKernel final : public Kernel {
- public:
-  explicit SgdUpdateKernel(const KernelInitContext& ctx)
-      : scale_(static_cast<T>(ctx.Attr<double>("scale"))),
-        weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))) {}
+struct UpdateArgs {
+  int64_t n;
+  T* model;
+  const T* diff;
+  T scale, l1, l2, weight_decay;
+  double learning_rate;
+  int64_t step;  // train_step (0 at the first iteration), or -1 without that input
 
-  void Forward(KernelContext& ctx) override {
-    T* model = ctx.MutableInput("model").mut_data<T>();
-    const T* diff = ctx.Input("model_diff").data<T>();
-    const T learning_rate = static_cast<T>(*ctx.Input("learning_rate").data<float>());
-    const T scale = scale_;
-    const T weight_decay = weight_decay_;
-    ParallelForElements(ctx, ctx.Input("model").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
-                          T* __restrict__ w = model;
-                          const T* __restrict__ g = diff;
-                          for (int64_t i = begin; i < end; ++i) {
-                            w[i] -= learning_rate * (scale * g[i] + weight_decay * w[i]);
-                          }
-                        });
+  // The gradient the formulas use: scaled diff plus the L1/L2 regularization terms.
+  T Gradient(int64_t i) const {
+    const T w = model[i];
+    return scale * diff[i] + l1 * static_cast<T>((w > T(0)) - (w < T(0))) + l2 * w;
   }
-
- private:
-  T scale_, weight_decay_;
 };
 
 template <typename T>
-class MomentumUpdateKernel final : public Kernel {
+class ModelUpdateKernel : public Kernel {
+ public:
+  explicit ModelUpdateKernel(const KernelInitContext& ctx)
+      : scale_(ctx.Attr<double>("scale")),
+        l1_(static_cast<T>(ctx.Attr<double>("l1"))),
+        l2_(static_cast<T>(ctx.Attr<double>("l2"))),
+        weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))) {}
+
+  void Forward(KernelContext& ctx) final {
+    if (ctx.HasInput("skip_if") && ctx.Input("skip_if").data<int64_t>()[0] != 0) { return; }
+    UpdateArgs<T> args;
+    args.n = ctx.Input("model").elem_count();
+    args.model = ctx.MutableInput("model").mut_data<T>();
+    args.diff = ctx.Input("model_diff").data<T>();
+    double scale = scale_;
+    if (ctx.HasInput("scale_by_tensor")) { scale *= ctx.Input("scale_by_tensor").data<float>()[0]; }
+    args.scale = static_cast<T>(scale);
+    args.l1 = l1_;
+    args.l2 = l2_;
+    args.weight_decay = weight_decay_;
+    args.learning_rate = ctx.Input("learning_rate").data<float>()[0];
+    args.step = ctx.HasInput("train_step") ? ctx.Input("train_step").data<int64_t>()[0] : -1;
+    Update(ctx, args);
+  }
+
+ protected:
+  virtual void Update(KernelContext& ctx, const UpdateArgs<T>& args) = 0;
+
+  // Runs fn(i) for every element, over the device's compute threads when it pays. Each chunk
+  // works on its own copy of fn (which captures by value), so the compiler sees that writes
+  // through the model pointer cannot change the hyper-parameters and keeps them in registers.
+  template <typename Fn>
+  static void ForEach(KernelContext& ctx, int64_t n, const Fn& fn) {
+    ParallelForElements(ctx, n, kElementwiseGrain, [&fn](int64_t begin, int64_t end) {
+      Fn local = fn;
+      for (int64_t i = begin; i < end; ++i) { local(i); }
+    });
+  }
+
+ private:
+  double scale_;
+  T l1_, l2_, weight_decay_;
+};
+
+template <typename T>
+class SgdUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  using ModelUpdateKernel<T>::ModelUpdateKernel;
+
+ private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    const T lr = static_cast<T>(a.learning_rate);
+    this->ForEach(ctx, a.n, [a, lr](int64_t i) {
+      a.model[i] -= lr * (a.Gradient(i) + a.weight_decay * a.model[i]);
+    });
+  }
+};
+
+template <typename T>
+class MomentumUpdateKernel final : public ModelUpdateKernel<T> {
  public:
   explicit MomentumUpdateKernel(const KernelInitContext& ctx)
-      : beta_(static_cast<T>(ctx.Attr<double>("beta"))),
-        scale_(static_cast<T>(ctx.Attr<double>("scale"))),
-        weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))) {}
-
-  void Forward(KernelContext& ctx) override {
-    T* model = ctx.MutableInput("model").mut_data<T>();
-    T* momentum = ctx.MutableInput("momentum").mut_data<T>();
-    const T* diff = ctx.Input("model_diff").data<T>();
-    const T learning_rate = static_cast<T>(*ctx.Input("learning_rate").data<float>());
-    const T beta = beta_, scale = scale_, weight_decay = weight_decay_;
-    ParallelForElements(
-        ctx, ctx.Input("model").elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
-          T* __restrict__ w = model;
-          T* __restrict__ v = momentum;
-          const T* __restrict__ g = diff;
-          for (int64_t i = begin; i < end; ++i) {
-            v[i] = beta * v[i] - learning_rate * (scale * g[i] + weight_decay * w[i]);
-            w[i] += v[i];
-          }
-        });
-  }
+      : ModelUpdateKernel<T>(ctx), beta_(static_cast<T>(ctx.Attr<double>("beta"))) {}
 
  private:
-  T beta_, scale_, weight_decay_;
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* momentum = ctx.MutableInput("momentum").mut_data<T>();
+    const T lr = static_cast<T>(a.learning_rate), beta = beta_;
+    this->ForEach(ctx, a.n, [a, momentum, lr, beta](int64_t i) {
+      const T w = a.model[i];
+      momentum[i] = beta * momentum[i] - lr * a.Gradient(i);
+      a.model[i] = w + momentum[i] - lr * a.weight_decay * w;
+    });
+  }
+  T beta_;
 };
 
 template <typename T>
-class AdamUpdateKernel final : public Kernel {
+class AdamUpdateKernel final : public ModelUpdateKernel<T> {
  public:
   explicit AdamUpdateKernel(const KernelInitContext& ctx)
-      : beta1_(ctx.Attr<double>("beta1")),
+      : ModelUpdateKernel<T>(ctx),
+        beta1_(ctx.Attr<double>("beta1")),
         beta2_(ctx.Attr<double>("beta2")),
         epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))),
-        scale_(static_cast<T>(ctx.Attr<double>("scale"))),
-        weight_decay_(static_cast<T>(ctx.Attr<double>("weight_decay"))),
         bias_correction_(ctx.Attr<bool>("do_bias_correction")) {}
 
-  void Forward(KernelContext& ctx) override {
-    T* model = ctx.MutableInput("model").mut_data<T>();
-    T* first_moment = ctx.MutableInput("m").mut_data<T>();
-    T* second_moment = ctx.MutableInput("v").mut_data<T>();
-    const T* diff = ctx.Input("model_diff").data<T>();
-    double learning_rate = *ctx.Input("learning_rate").data<float>();
+ private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* m = ctx.MutableInput("m").mut_data<T>();
+    T* v = ctx.MutableInput("v").mut_data<T>();
+    double learning_rate = a.learning_rate;
     if (bias_correction_) {
-      const double step = static_cast<double>(ctx.Input("train_step").data<int64_t>()[0] + 1);
-      learning_rate *=
-          std::sqrt(1.0 - std::pow(beta2_, step)) / (1.0 - std::pow(beta1_, step));
+      const double t = static_cast<double>(a.step + 1);
+      learning_rate *= std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
     }
-    const T lr = static_cast<T>(learning_rate);
+    const T lr = static_cast<T>(learning_rate), epsilon = epsilon_;
     const T beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_);
-    const T epsilon = epsilon_, scale = scale_, weight_decay = weight_decay_;
-    ParallelForElements(
-        ctx, ctx.Input("model").elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
-          T* __restrict__ w = model;
-          T* __restrict__ m = first_moment;
-          T* __restrict__ v = second_moment;
-          const T* __restrict__ d = diff;
-          for (int64_t i = begin; i < end; ++i) {
-            const T g = scale * d[i];
-            m[i] = beta1 * m[i] + (T(1) - beta1) * g;
-            v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
-            w[i] -= lr * (m[i] / (std::sqrt(v[i]) + epsilon) + weight_decay * w[i]);
-          }
-        });
+    this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) {
+      const T g = a.Gradient(i);
+      m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+      v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+      a.model[i] -= lr * (m[i] / (std::sqrt(v[i]) + epsilon) + a.weight_decay * a.model[i]);
+    });
   }
+  double beta1_, beta2_;
+  T epsilon_;
+  bool bias_correction_;
+};
+
+template <typename T>
+class LazyAdamUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  explicit LazyAdamUpdateKernel(const KernelInitContext& ctx)
+      : ModelUpdateKernel<T>(ctx),
+        beta1_(ctx.Attr<double>("beta1")),
+        beta2_(ctx.Attr<double>("beta2")),
+        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
 
  private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* m = ctx.MutableInput("m").mut_data<T>();
+    T* v = ctx.MutableInput("v").mut_data<T>();
+    const double t = static_cast<double>(a.step + 1);
+    const T lr = static_cast<T>(a.learning_rate * std::sqrt(1.0 - std::pow(beta2_, t)) /
+                                (1.0 - std::pow(beta1_, t)));
+    const T epsilon = epsilon_, beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_);
+    this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) {
+      const T g = a.Gradient(i);
+      if (std::abs(g) < T(1e-12)) { return; }
+      m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+      v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+      a.model[i] -= lr * (m[i] / (std::sqrt(v[i]) + epsilon) + a.weight_decay * a.model[i]);
+    });
+  }
   double beta1_, beta2_;
-  T epsilon_, scale_, weight_decay_;
-  bool bias_correction_;
+  T epsilon_;
+};
+
+template <typename T, bool kCentered>
+class RmsPropUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  explicit RmsPropUpdateKernel(const KernelInitContext& ctx)
+      : ModelUpdateKernel<T>(ctx),
+        decay_(static_cast<T>(ctx.Attr<double>("decay_rate"))),
+        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
+
+ private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* mean_square = ctx.MutableInput("mean_square").mut_data<T>();
+    T* mean_gradient = kCentered ? ctx.MutableInput("mean_gradient").mut_data<T>() : nullptr;
+    const T lr = static_cast<T>(a.learning_rate), decay = decay_, epsilon = epsilon_;
+    this->ForEach(ctx, a.n, [a, mean_square, mean_gradient, lr, decay, epsilon](int64_t i) {
+      const T g = a.Gradient(i);
+      mean_square[i] = decay * mean_square[i] + (T(1) - decay) * g * g;
+      T denominator = mean_square[i];
+      if (kCentered) {
+        mean_gradient[i] = decay * mean_gradient[i] + (T(1) - decay) * g;
+        denominator -= mean_gradient[i] * mean_gradient[i];
+      }
+      a.model[i] -= lr * g / std::sqrt(denominator + epsilon);
+    });
+  }
+  T decay_, epsilon_;
+};
+
+template <typename T>
+using CenteredRmsPropUpdateKernel = RmsPropUpdateKernel<T, true>;
+template <typename T>
+using PlainRmsPropUpdateKernel = RmsPropUpdateKernel<T, false>;
+
+template <typename T>
+class AdagradUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  explicit AdagradUpdateKernel(const KernelInitContext& ctx)
+      : ModelUpdateKernel<T>(ctx),
+        lr_decay_(ctx.Attr<double>("lr_decay")),
+        initial_(static_cast<T>(ctx.Attr<double>("initial_accumulator_value"))),
+        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
+
+ private:
+  // The stored sum starts at zero; the initial accumulator value is added where it is read.
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* sum = ctx.MutableInput("sum").mut_data<T>();
+    const T lr = static_cast<T>(a.learning_rate / (1.0 + static_cast<double>(a.step) * lr_decay_));
+    const T initial = initial_, epsilon = epsilon_;
+    this->ForEach(ctx, a.n, [a, sum, lr, initial, epsilon](int64_t i) {
+      const T g = a.Gradient(i) + a.weight_decay * a.model[i];
+      sum[i] += g * g;
+      a.model[i] -= lr * g / (std::sqrt(sum[i] + initial) + epsilon);
+    });
+  }
+  double lr_decay_;
+  T initial_, epsilon_;
+};
+
+// Sum of squares in double (a float running sum loses precision on large variables).
+template <typename T>
+double SumOfSquares(const T* x, int64_t n) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) { sum += static_cast<double>(x[i]) * static_cast<double>(x[i]); }
+  return sum;
+}
+
+template <typename T>
+class LambUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  explicit LambUpdateKernel(const KernelInitContext& ctx)
+      : ModelUpdateKernel<T>(ctx),
+        beta1_(ctx.Attr<double>("beta1")),
+        beta2_(ctx.Attr<double>("beta2")),
+        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
+
+ private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* m = ctx.MutableInput("m").mut_data<T>();
+    T* v = ctx.MutableInput("v").mut_data<T>();
+    const double t = static_cast<double>(a.step + 1);
+    const T correction1 = static_cast<T>(1.0 - std::pow(beta1_, t));
+    const T correction2 = static_cast<T>(1.0 - std::pow(beta2_, t));
+    const T beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_), epsilon = epsilon_;
+    direction_.resize(a.n);
+    T* u = direction_.data();
+    this->ForEach(ctx, a.n,
+                  [a, m, v, u, beta1, beta2, epsilon, correction1, correction2](int64_t i) {
+                    const T g = a.Gradient(i);
+                    m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+                    v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+                    u[i] = (m[i] / correction1) / std::sqrt(v[i] / correction2 + epsilon);
+                  });
+    const double model_norm = std::sqrt(SumOfSquares(a.model, a.n));
+    const double direction_norm = std::sqrt(SumOfSquares(u, a.n));
+    double trust_ratio = 1.0;
+    if (model_norm > 0.0 && direction_norm > 0.0) { trust_ratio = model_norm / direction_norm; }
+    const T lr = static_cast<T>(a.learning_rate * trust_ratio);
+    this->ForEach(ctx, a.n, [a, u, lr](int64_t i) {
+      a.model[i] -= lr * (u[i] + a.weight_decay * a.model[i]);
+    });
+  }
+  double beta1_, beta2_;
+  T epsilon_;
+  std::vector<T> direction_;
+};
+
+template <typename T>
+class LarsUpdateKernel final : public ModelUpdateKernel<T> {
+ public:
+  explicit LarsUpdateKernel(const KernelInitContext& ctx)
+      : ModelUpdateKernel<T>(ctx),
+        beta_(static_cast<T>(ctx.Attr<double>("momentum_beta"))),
+        epsilon_(ctx.Attr<double>("epsilon")),
+        coefficient_(ctx.Attr<double>("lars_coefficient")) {}
+
+ private:
+  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
+    T* momentum = ctx.MutableInput("momentum").mut_data<T>();
+    gradient_.resize(a.n);
+    T* g = gradient_.data();
+    this->ForEach(ctx, a.n, [a, g](int64_t i) { g[i] = a.Gradient(i); });
+    const double count = static_cast<double>(std::max<int64_t>(a.n, 1));
+    const double model_rms = std::sqrt(SumOfSquares(a.model, a.n) / count);
+    const double gradient_rms = std::sqrt(SumOfSquares(g, a.n) / count);
+    double denominator = epsilon_ + gradient_rms;
+    if (a.step != 0) { denominator += static_cast<double>(a.weight_decay) * model_rms; }
+    const T local_lr = static_cast<T>(a.learning_rate * coefficient_ * model_rms / denominator);
+    const T beta = beta_;
+    this->ForEach(ctx, a.n, [a, g, momentum, local_lr, beta](int64_t i) {
+      momentum[i] = beta * momentum[i] - local_lr * (g[i] + a.weight_decay * a.model[i]);
+      a.model[i] += momentum[i];
+    });
+  }
+  T beta_;
+  double epsilon_, coefficient_;
+  std::vector<T> gradient_;
 };
 
 }  // namespace
 
-REGISTER_CPU_FLOATING_KERNELS("adam_update", AdamUpdateKernel);
 REGISTER_CPU_FLOATING_KERNELS("sgd_update", SgdUpdateKernel);
 REGISTER_CPU_FLOATING_KERNELS("momentum_update", MomentumUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("adam_update", AdamUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("lazy_adam_update", LazyAdamUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("rmsprop_update", PlainRmsPropUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("centered_rmsprop_update", CenteredRmsPropUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("adagrad_update", AdagradUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("lamb_update", LambUpdateKernel);
+REGISTER_CPU_FLOATING_KERNELS("lars_update", LarsUpdateKernel);
 
 }  // namespace oneflow

@@ -1,25 +1,21 @@
 // CPU kernels of the training step counter ops.
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/train/learning_rate_schedule.h"
 
 namespace oneflow {
 namespace {
 
-// Piecewise constant: values[i] where i is the number of boundaries <= step.
 class LearningRateScheduleKernel final : public Kernel {
  public:
   explicit LearningRateScheduleKernel(const KernelInitContext& ctx)
-      : boundaries_(ctx.Attr<std::vector<int64_t>>("boundaries")),
-        values_(ctx.Attr<std::vector<double>>("values")) {}
+      : schedule_(LearningRateScheduleFromAttrs(ctx)) {}
   void Forward(KernelContext& ctx) override {
-    int64_t step = ctx.Input("train_step").data<int64_t>()[0];
-    size_t index = 0;
-    while (index < boundaries_.size() && step >= boundaries_[index]) { ++index; }
-    ctx.Output("out").mut_data<float>()[0] = static_cast<float>(values_[index]);
+    const int64_t step = ctx.Input("train_step").data<int64_t>()[0];
+    ctx.Output("out").mut_data<float>()[0] = static_cast<float>(LearningRateAt(schedule_, step));
   }
 
  private:
-  std::vector<int64_t> boundaries_;
-  std::vector<double> values_;
+  LearningRateSchedule schedule_;
 };
 
 class IncrementCounterKernel final : public Kernel {

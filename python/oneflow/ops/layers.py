@@ -36,14 +36,14 @@ def dense(
         weight = variables.get_variable(
             "weight", shape=(units, in_shape[-1]), dtype=inputs.dtype,
             initializer=kernel_initializer or initializers.constant_initializer(0),
-            trainable=trainable, distribute=model_distribute,
+            regularizer=kernel_regularizer, trainable=trainable, distribute=model_distribute,
         ).with_distribute(model_distribute)
         out = array_ops.matmul(flat, weight, transpose_b=True, name="matmul")
         if use_bias:
             bias = variables.get_variable(
                 "bias", shape=(units,), dtype=inputs.dtype,
                 initializer=bias_initializer or initializers.constant_initializer(0),
-                trainable=trainable, distribute=model_distribute,
+                regularizer=bias_regularizer, trainable=trainable, distribute=model_distribute,
             ).with_distribute(model_distribute)
             out = nn_ops.bias_add(out, bias, name="bias_add")
         if activation is not None:

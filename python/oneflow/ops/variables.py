@@ -56,6 +56,9 @@ def get_variable(
                            _shards_optimizer_state(session, shape, trainable)):
         split_axis = 0
         session.sharded_variables.add(full_name)
+    from oneflow import regularizers
+
+    regularizer = regularizers.check(regularizer, "get_variable %r" % full_name)
     attrs = {
         "shape": shape,
         "dtype": dtype.value,
@@ -64,6 +67,8 @@ def get_variable(
         "seed": int(seed),
         "trainable": bool(trainable),
         "split_axis": split_axis,
+        "l1": regularizer.l1 if regularizer else 0.0,
+        "l2": regularizer.l2 if regularizer else 0.0,
     }
     # A variable is consistent in either view; ops of the mirrored view convert it when they read it.
     blob = op_builder.add_op("variable", full_name, {}, attrs, mirrored=False)["out"][0]

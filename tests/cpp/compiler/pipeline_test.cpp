@@ -11,7 +11,15 @@
 namespace oneflow {
 namespace {
 
-// loss = x + v, x: (4,), v: (4,) variable; SGD without momentum.
+// One optimizer with learning rate 0.1 whose update op is `update_op_type`.
+OptimizerConf* AddOptimizer(TrainConf* train, const std::string& update_op_type) {
+  OptimizerConf* optimizer = train->add_optimizer();
+  optimizer->set_update_op_type(update_op_type);
+  (*optimizer->mutable_learning_rate_attr())["base_lr"] = ToAttrValue<double>(0.1);
+  return optimizer;
+}
+
+// loss = x + v, x: (4,), v: (4,) variable; SGD (with momentum unless it is 0).
 JobBuildContext MakeTrainJob(double momentum) {
   JobBuildContext job(test::MakeJobConf("train", true));
   std::string x = test::AddInput(job, "x", Shape({4}));
@@ -20,9 +28,12 @@ JobBuildContext MakeTrainJob(double momentum) {
       job.AddOp(OpConfBuilder("broadcast_add", "loss").Input("x", x).Input("y", v).Build());
   TrainConf* train = job.mutable_job_conf().mutable_train_conf();
   train->add_loss_lbn(OutputLbn(add, "z"));
-  auto* schedule = train->mutable_learning_rate()->mutable_piecewise_constant();
-  schedule->add_values(0.1);
-  train->mutable_sgd()->set_momentum(momentum);
+  if (momentum == 0) {
+    AddOptimizer(train, "sgd_update");
+  } else {
+    (*AddOptimizer(train, "momentum_update")->mutable_update_attr())["beta"] =
+        ToAttrValue<double>(momentum);
+  }
   return job;
 }
 
@@ -68,11 +79,10 @@ TEST(Pipeline, MomentumBufferIsAVariable) {
 
 TEST(Pipeline, AdamStateVariablesAndTrainStepOrdering) {
   JobBuildContext job = MakeTrainJob(0.0);
-  AdamConf* adam = job.mutable_job_conf().mutable_train_conf()->mutable_adam();
-  adam->set_beta1(0.9);
-  adam->set_beta2(0.999);
-  adam->set_epsilon(1e-8);
-  adam->set_do_bias_correction(true);
+  TrainConf* train = job.mutable_job_conf().mutable_train_conf();
+  train->clear_optimizer();
+  (*AddOptimizer(train, "adam_update")->mutable_update_attr())["do_bias_correction"] =
+      ToAttrValue<bool>(true);
   CompleteJob(job);
   EXPECT_TRUE(job.HasOp("v-m"));
   EXPECT_TRUE(job.HasOp("v-v"));
@@ -92,7 +102,7 @@ TEST(Pipeline, LossWithoutVariableIsAClearError) {
   const OperatorConf& relu = job.AddOp(OpConfBuilder("relu", "r").Input("x", x).Build());
   TrainConf* train = job.mutable_job_conf().mutable_train_conf();
   train->add_loss_lbn(OutputLbn(relu, "y"));
-  train->mutable_learning_rate()->mutable_piecewise_constant()->add_values(0.1);
+  AddOptimizer(train, "sgd_update");
   try {
     CompleteJob(job);
     FAIL() << "expected an error";

@@ -1255,9 +1255,9 @@ def adam_beta_out_of_range():
     flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), beta1=1.5)
 
 
-@case("NotImplementedError", words=_later + ["rmsprop"])
-def rmsprop_optimizer():
-    flow.optimizer.RMSProp(flow.optimizer.PiecewiseConstantScheduler([], [0.1]))
+@case("ValueError", words=["RMSProp", "decay_rate"])
+def rmsprop_decay_rate_above_one():
+    flow.optimizer.RMSProp(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), decay_rate=1.5)
 
 
 @case("NotImplementedError", words=_later + ["machine"], same_session=False)

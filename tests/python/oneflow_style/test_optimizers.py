@@ -65,7 +65,8 @@ def piecewise_check(test_case, boundaries, values, iters):
         seen.append(float(TrainJob()[0]))
     seen.append(float(TrainJob()[0]))
     steps = -np.diff(seen)  # lr applied at each step (grad 1, scale 1)
-    expected = [values[np.searchsorted(boundaries, i, side="right")] for i in range(iters)]
+    # OneFlow 0.3: values[i] for the first boundary with step <= boundaries[i].
+    expected = [values[np.searchsorted(boundaries, i, side="left")] for i in range(iters)]
     test_case.assertTrue(np.allclose(steps, expected), (steps, expected))
 
 
@@ -102,7 +103,7 @@ class TestOptimizers(flow.unittest.TestCase):
         piecewise_check(test_case, [2, 5], [1.0, 0.5, 0.125], 8)
 
     def test_momentum_with_piecewise_lr_matches_oneflow_formula(test_case):
-        """v = m * v - lr * g; w += v (OneFlow's form), with lr changing at step 3."""
+        """v = m * v - lr * g; w += v (OneFlow's form), with lr changing after step 3."""
         flow.clear_default_session()
         m = 0.5
 
@@ -118,7 +119,7 @@ class TestOptimizers(flow.unittest.TestCase):
         w, v, expected = 0.0, 0.0, []
         for step in range(7):
             expected.append(w)
-            lr = 1.0 if step < 3 else 0.1
+            lr = 1.0 if step <= 3 else 0.1
             v = m * v - lr * 1.0
             w += v
         test_case.assertTrue(np.allclose(got, expected), (got, expected))

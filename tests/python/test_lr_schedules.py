@@ -1,0 +1,152 @@
+"""Learning-rate schedules and warmup: the rate used at each train step against closed forms
+transcribed from OneFlow 0.3's learning_rate_schedule_kernel.cpp (steps count from 0; while a
+warmup is active it alone sets the rate, from the base rate; the decay then applies to the step
+itself).
+
+The rate is observed through plain SGD on loss = sum(w) (gradient 1): each step lowers w by the
+rate of that step.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+O = flow.optimizer
+
+
+def observed_rates(make_scheduler, steps):
+    @flow.global_function(type="train")
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.0))
+        loss = flow.math.reduce_sum(w)
+        O.SGD(make_scheduler(), momentum=0).minimize(loss)
+        return w
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                                 initializer=flow.constant_initializer(0.0))
+
+    values = [0.0]
+    for _ in range(steps):
+        train()
+        values.append(float(read()[0]))
+    return [before - after for before, after in zip(values, values[1:])]
+
+
+def piece(boundaries, step):
+    for i, boundary in enumerate(boundaries):
+        if step <= boundary:
+            return i
+    return len(boundaries)
+
+
+def polynomial(base, steps, end, power, cycle, step):
+    s, d = float(step), float(steps)
+    if cycle:
+        s = 1.0 if step == 0 else s
+        d = d * math.ceil(s / d)
+    else:
+        s = min(s, d)
+    return (base - end) * (1 - s / d) ** power + end
+
+
+def cosine(base, steps, alpha, step):
+    s = min(step, steps)
+    return base * ((1 - alpha) * 0.5 * (1 + math.cos(math.pi * s / steps)) + alpha)
+
+
+def linear_cosine(base, steps, periods, alpha, beta, step):
+    s = min(step, steps)
+    linear = (steps - s) / steps
+    return base * ((alpha + linear) * 0.5 * (1 + math.cos(2 * math.pi * periods * s / steps)) + beta)
+
+
+def staircase(step, steps, stairs):
+    p = step / steps
+    return math.floor(p) if stairs else p
+
+
+CASES = {
+    "piecewise_constant": (lambda: O.PiecewiseConstantScheduler([2, 5], [0.5, 0.25, 0.125]),
+                           lambda t: [0.5, 0.25, 0.125][piece([2, 5], t)]),
+    "piecewise_scaling": (lambda: O.PiecewiseScalingScheduler(0.5, [1, 4], [0.5, 0.1]),
+                          lambda t: 0.5 * [1.0, 0.5, 0.1][piece([1, 4], t)]),
+    "piecewise_scaling_one_scale": (lambda: O.PiecewiseScalingScheduler(0.5, [1, 4], 0.5),
+                                    lambda t: 0.5 * [1.0, 0.5, 0.5][piece([1, 4], t)]),
+    "cosine": (lambda: O.CosineScheduler(0.5, 6, alpha=0.1),
+               lambda t: cosine(0.5, 6, 0.1, t)),
+    "linear_cosine": (lambda: O.LinearCosineScheduler(0.5, 6, num_periods=0.5, alpha=0.1, beta=0.01),
+                      lambda t: linear_cosine(0.5, 6, 0.5, 0.1, 0.01, t)),
+    "polynomial": (lambda: O.PolynomialScheduler(0.5, 5, end_learning_rate=0.01, power=2.0),
+                   lambda t: polynomial(0.5, 5, 0.01, 2.0, False, t)),
+    "polynomial_cycle": (lambda: O.PolynomialScheduler(0.5, 3, end_learning_rate=0.01, power=1.0,
+                                                       cycle=True),
+                         lambda t: polynomial(0.5, 3, 0.01, 1.0, True, t)),
+    "exponential": (lambda: O.ExponentialScheduler(0.5, 3, 0.5),
+                    lambda t: 0.5 * 0.5 ** staircase(t, 3, False)),
+    "exponential_staircase": (lambda: O.ExponentialScheduler(0.5, 3, 0.5, staircase=True),
+                              lambda t: 0.5 * 0.5 ** staircase(t, 3, True)),
+    "inverse_time": (lambda: O.InverseTimeScheduler(0.5, 2, 0.5),
+                     lambda t: 0.5 / (1 + 0.5 * staircase(t, 2, False))),
+    "natural_exp": (lambda: O.NaturalExpScheduler(0.5, 2, 0.3, staircase=True),
+                    lambda t: 0.5 * math.exp(-0.3 * staircase(t, 2, True))),
+    "constant_warmup": (lambda: O.PiecewiseConstantScheduler([], [0.5],
+                                                             warmup=O.warmup.constant(3, 0.1)),
+                        lambda t: 0.05 if t < 3 else 0.5),
+    "linear_warmup_then_cosine": (
+        lambda: O.CosineScheduler(0.5, 8, warmup=O.warmup.linear(3, 0.2)),
+        lambda t: 0.5 * (0.2 + 0.8 * t / 3) if t < 3 else cosine(0.5, 8, 0.0, t)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_schedule_rate_at_each_step(name):
+    make, closed_form = CASES[name]
+    steps = 10
+    expected = [closed_form(t) for t in range(steps)]
+    np.testing.assert_allclose(observed_rates(make, steps), expected, rtol=1e-6, atol=1e-9)
+
+
+def test_issue_example_piecewise_constant_switches_after_the_boundary():
+    """PiecewiseConstantScheduler([2], [1.0, 0.1]): updates 1, 1, 1, 0.1, ..."""
+    rates = observed_rates(lambda: O.PiecewiseConstantScheduler([2], [1.0, 0.1]), 5)
+    np.testing.assert_allclose(rates, [1.0, 1.0, 1.0, 0.1, 0.1], rtol=1e-6)
+
+
+def test_misspelled_polynomial_alias_warns_and_works(capsys):
+    rates = observed_rates(lambda: O.PolynomialSchduler(0.5, 5, end_learning_rate=0.0), 3)
+    np.testing.assert_allclose(rates, [polynomial(0.5, 5, 0.0, 1.0, False, t) for t in range(3)],
+                               rtol=1e-6)
+    assert "PolynomialSchduler" in capsys.readouterr().err
+
+
+def test_custom_scheduler_reads_a_blob_of_the_job():
+    @flow.global_function(type="train")
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.0))
+        lr = flow.constant(0.375, dtype=flow.float32, shape=(1,))
+        O.SGD(O.CustomScheduler(lr), momentum=0).minimize(flow.math.reduce_sum(w))
+        return w
+
+    np.testing.assert_allclose(train(), [0.0])  # the return is read before the update
+    np.testing.assert_allclose(train(), [-0.375])
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: O.PiecewiseConstantScheduler([3, 2], [1.0, 0.5, 0.1]), ValueError, "increasing"),
+    (lambda: O.PiecewiseScalingScheduler(0.1, [1, 2], [0.5]), ValueError, "one scale per"),
+    (lambda: O.CosineScheduler(0.1, 0), ValueError, "steps must be >= 1"),
+    (lambda: O.ExponentialScheduler(0.1, 10, 0.5, staircase=1), TypeError, "staircase"),
+    (lambda: O.warmup.constant(5, 1.5), ValueError, "multiplier must be < 1"),
+    (lambda: O.warmup.linear(-1, 0.5), ValueError, "steps must be >= 0"),
+    (lambda: O.CosineScheduler(0.1, 10, warmup=0.5), TypeError, "warmup must be"),
+])
+def test_bad_schedules_are_clear_errors(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
