@@ -53,7 +53,10 @@ def meta_text(shape, dtype):
     return "\n".join(lines) + "\n"
 
 
-_TOKEN = re.compile(r'\s*(?:#[^\n]*\n\s*)*([A-Za-z_][A-Za-z0-9_.]*|-?\d+|"(?:[^"\\]|\\.)*"|[{}<>:;,\[\]])')
+# One token of protobuf text format (after whitespace and # comments): a name, an integer, a
+# quoted string or a punctuation mark.
+_TOKEN = re.compile(r'\s*(?:#[^\n]*\n\s*)*'
+                    r'([A-Za-z_][A-Za-z0-9_.]*|-?\d+|"(?:[^"\\]|\\.)*"|[{}<>:;,\[\]])')
 
 
 def _parse_text_message(text):
@@ -159,7 +162,8 @@ class FileBackedValue:
         return self._dtype
 
     def __repr__(self):
-        return "FileBackedValue(%r, shape=%r, dtype=%r)" % (self.file_path, self._shape, self._dtype)
+        return "FileBackedValue(%r, shape=%r, dtype=%r)" % (self.file_path, self._shape,
+                                                            self._dtype)
 
     def check_file_size(self, shape, dtype):
         expected = int(np.prod(shape, dtype=np.int64)) * dtype.numpy_dtype.itemsize

@@ -60,7 +60,8 @@ def test_save_writes_oneflow_layout(tmp_path):
     assert sorted(os.listdir(path / "a")) == ["meta", "out"]
     assert (path / "a" / "out").read_bytes() == A.tobytes(order="C")
     assert (path / "b" / "out").read_bytes() == B.tobytes(order="C")
-    assert (path / "a" / "meta").read_text() == "shape {\n  dim: 2\n  dim: 3\n}\ndata_type: kFloat\n"
+    assert ((path / "a" / "meta").read_text()
+            == "shape {\n  dim: 2\n  dim: 3\n}\ndata_type: kFloat\n")
     assert (path / "b" / "meta").read_text() == "shape {\n  dim: 4\n}\ndata_type: kDouble\n"
     # Nothing else (no temporary folder) is left beside the checkpoint.
     assert os.listdir(tmp_path) == ["model"]
@@ -105,7 +106,7 @@ def test_folder_without_meta_takes_shape_and_dtype_from_the_variable(tmp_path):
     np.testing.assert_array_equal(read_a(), A)
 
 
-# ---- round trips and when the calls may be made --------------------------------------------------
+# ---- round trips and when the calls may be made -------------------------------------------------
 
 def test_round_trip_into_a_fresh_session_before_its_first_call(tmp_path):
     read_both = define_two_variables()
@@ -173,6 +174,17 @@ def test_refused_inside_a_callback(call):
     assert not os.path.exists("/nonexistent_dir_never_written")
 
 
+def test_refused_inside_a_job_function():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        flow.get_variable("w", shape=(3,), initializer=flow.constant_initializer(1.0))
+        flow.load_variables({"w": np.zeros(3, np.float32)})
+        return x
+
+    with pytest.raises(RuntimeError, match="not allowed inside a job function"):
+        job(np.ones(3, np.float32))
+
+
 def test_legacy_checkpoint_save_and_load(tmp_path):
     read_a = define_reader("a", (2, 3))
     check_point = flow.train.CheckPoint()
@@ -196,7 +208,7 @@ def test_save_replaces_an_earlier_checkpoint(tmp_path):
     assert read_a is not None
 
 
-# ---- ignore_mismatch and validation ---------------------------------------------------------------
+# ---- ignore_mismatch and validation -------------------------------------------------------------
 
 def test_ignore_mismatch():
     read_a = define_reader("a", (2, 3))
@@ -319,7 +331,7 @@ def test_incomplete_checkpoint_is_refused(tmp_path):
         flow.checkpoint.get(str(tmp_path / "c"))
 
 
-# ---- atomic saving --------------------------------------------------------------------------------
+# ---- atomic saving ------------------------------------------------------------------------------
 
 def test_failure_mid_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     _save_a_and_b(tmp_path / "c")  # the checkpoint holds A, B; the variables now hold zeros
@@ -381,7 +393,7 @@ def test_killed_mid_save_keeps_the_previous_checkpoint(tmp_path):
     assert not os.path.exists(tmp_path / leftovers[0] / "snapshot_done")
 
 
-# ---- resuming training in a fresh process ----------------------------------------------------------
+# ---- resuming training in a fresh process -------------------------------------------------------
 
 RESUME = """
 import sys
@@ -460,7 +472,7 @@ def test_resumed_training_follows_the_uninterrupted_trajectory(tmp_path):
     assert full["System-Train-TrainStep-adam_step"][0] == n + m
 
 
-# ---- variables split across devices ---------------------------------------------------------------
+# ---- variables split across devices -------------------------------------------------------------
 
 def _split_jobs(devices, mode):
     placement = "0:0" if devices == 1 else "0:0-%d" % (devices - 1)
@@ -514,7 +526,7 @@ def test_split_variables_are_saved_whole_and_load_into_any_placement(tmp_path):
                                    rtol=1e-5, atol=1e-6)
 
 
-# ---- flow.assign ---------------------------------------------------------------------------------
+# ---- flow.assign --------------------------------------------------------------------------------
 
 def test_assign_writes_the_variable_after_its_readers():
     @flow.global_function()
@@ -581,3 +593,17 @@ def test_assign_errors(make, error, words):
         job(A)
     for word in words:
         assert word in str(info.value)
+
+
+@pytest.mark.slow
+def test_example_resumes_exactly(tmp_path):
+    pytest.importorskip("sklearn")
+    example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "checkpoint_resume.py")
+    if not os.path.exists(example):
+        pytest.skip("oneflow is not imported from a source tree")
+    result = subprocess.run([sys.executable, example, "--dir", str(tmp_path)],
+                            env=dict(os.environ, PYTHONPATH=PYTHON_DIR), capture_output=True,
+                            text=True, timeout=SUBPROCESS_TIMEOUT, check=True)
+    assert "losses equal the uninterrupted run's" in result.stdout
+    assert sorted(os.listdir(tmp_path)) == ["fine_tuned", "trained"]
+    assert "extra-weight" in flow.checkpoint.get(str(tmp_path / "fine_tuned"))

@@ -154,6 +154,10 @@ class Session:
         check_not_in_callback(what)
         if self.closed:
             raise RuntimeError("%s: this session has been closed" % what)
+        if self.tracing_job is not None:
+            raise RuntimeError(
+                "%s is not allowed inside a job function (%r is being traced); inside a job, "
+                "use flow.assign to write a variable" % (what, self.tracing_job.name))
         self.sync()
         if any(not f.traced and f.trace_error is None for f in self.functions) or (
                 self.cpp is not None and not self.cpp.running):
