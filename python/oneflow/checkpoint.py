@@ -15,6 +15,7 @@ global functions and start the session (so the variables exist), and they first 
 in flight, so values are those after every call made so far. flow.load_variables and
 flow.get_all_variables live here too and are exported at the top level.
 """
+import contextlib
 import ctypes
 import errno
 import os
@@ -223,12 +224,22 @@ class VariableValue:
 
     def numpy(self):
         session = self._session
-        with session.lock:
+        what = "reading variable %r" % self.name
+        with _locked(session, what):
             if session.closed:
                 raise RuntimeError("variable %r: its session has been closed "
                                    "(flow.clear_default_session())" % self.name)
-            cpp = session.ensure_started("reading variable %r" % self.name)
+            cpp = session.ensure_started(what)
             return cpp.variable_value(self.name)
+
+
+@contextlib.contextmanager
+def _locked(session, what):
+    """Holds the session's lock. Refused first on a callback's runtime thread: the thread that
+    holds the lock may be waiting for this very callback's call to finish."""
+    session_util.check_not_in_callback(what)
+    with session.lock:
+        yield
 
 
 def _path_argument(path, what):
@@ -263,7 +274,7 @@ def get_all_variables():
     """name -> VariableValue for every variable of the session's jobs (tracing and starting the
     session first if no job has been called yet)."""
     session = session_util.default_session()
-    with session.lock:
+    with _locked(session, "flow.get_all_variables()"):
         cpp = session.ensure_started("flow.get_all_variables()")
         if cpp is None:
             return {}
@@ -285,7 +296,7 @@ def load_variables(value_dict, ignore_mismatch=True):
         raise TypeError("flow.load_variables: value_dict must be a dict of variable name -> "
                         "value, got %s" % type(value_dict).__name__)
     session = session_util.default_session()
-    with session.lock:
+    with _locked(session, "flow.load_variables()"):
         cpp = session.ensure_started("flow.load_variables()")
         names = set(cpp.variable_names()) if cpp is not None else set()
         arrays = {}
@@ -371,7 +382,7 @@ def save(path, var_dict=None):
     path = _path_argument(path, "flow.checkpoint.save")
     session = session_util.default_session()
     # Held throughout, so no call of another thread changes variables while they are written.
-    with session.lock:
+    with _locked(session, "flow.checkpoint.save()"):
         session.ensure_started("flow.checkpoint.save()")
         _save(path, var_dict)
 

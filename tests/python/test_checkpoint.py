@@ -174,6 +174,29 @@ def test_refused_inside_a_callback(call):
     assert not os.path.exists("/nonexistent_dir_never_written")
 
 
+def test_refused_inside_a_callback_while_the_main_thread_saves(tmp_path):
+    """The main thread holds the session while it waits for the call whose callback asks."""
+    errors = []
+
+    def callback(value):
+        try:
+            flow.get_all_variables()
+        except RuntimeError as error:
+            errors.append(error)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))):  # asynchronous
+        w = flow.get_variable("w", shape=(3,), initializer=flow.constant_initializer(1.0))
+        y = x + w
+        flow.watch(y, callback)
+        return y
+
+    futures = [job(np.ones(3, np.float32)) for _ in range(3)]
+    flow.checkpoint.save(str(tmp_path / "c"))
+    assert len(errors) == 3 and "callback" in str(errors[0])
+    assert all(np.array_equal(f.get().numpy(), [2, 2, 2]) for f in futures)
+
+
 def test_refused_inside_a_job_function():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
@@ -206,6 +229,34 @@ def test_save_replaces_an_earlier_checkpoint(tmp_path):
     np.testing.assert_array_equal(flow.checkpoint.get(path)["a"].numpy(), A)
     assert os.listdir(tmp_path) == ["c"]
     assert read_a is not None
+
+
+@pytest.mark.parametrize("exchange", ["renameat2", "two_renames"])
+def test_save_over_a_checkpoint_swaps_it(tmp_path, monkeypatch, exchange):
+    read_a = define_reader("a", (2, 3))
+    path = str(tmp_path / "c")
+    flow.checkpoint.save(path)
+    if exchange == "two_renames":  # systems without RENAME_EXCHANGE
+        monkeypatch.setattr(checkpoint_module, "_exchange", lambda first, second: False)
+    else:
+        swapped = []
+        original = checkpoint_module._exchange
+        monkeypatch.setattr(checkpoint_module, "_exchange",
+                            lambda first, second: swapped.append(1) or original(first, second))
+    flow.load_variables({"a": A})
+    flow.checkpoint.save(path)
+    np.testing.assert_array_equal(flow.checkpoint.get(path)["a"].numpy(), A)
+    assert os.listdir(tmp_path) == ["c"]
+    assert exchange == "two_renames" or swapped
+    assert read_a is not None
+
+
+def test_values_of_a_closed_session_refuse_to_read():
+    define_reader("a", (2, 3))
+    value = flow.get_all_variables()["a"]
+    flow.clear_default_session()
+    with pytest.raises(RuntimeError, match="'a'.*session has been closed"):
+        value.numpy()
 
 
 # ---- ignore_mismatch and validation -------------------------------------------------------------
