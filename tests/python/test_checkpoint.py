@@ -611,20 +611,27 @@ def test_assign_in_a_train_job_counts_steps():
     np.testing.assert_allclose(variables["w"].numpy(), [-3, -3, -3])
 
 
-def test_assign_to_a_split_variable_on_two_devices():
-    flow.config.cpu_device_num(2)
+@pytest.mark.parametrize("devices, distribute", [
+    ("0:0-1", lambda: flow.distribute.split(0)),
+    ("0:0-2", lambda: flow.distribute.split(0)),  # uneven: rows 2 + 2 + 1
+    ("0:0-1", lambda: flow.distribute.split(1)),
+    ("0:0-2", lambda: None),  # broadcast: a replica per device
+], ids=["S0_2", "S0_3", "S1_2", "B_3"])
+def test_assign_to_a_variable_over_several_devices(devices, distribute):
     value = np.arange(10, dtype=np.float32).reshape(5, 2)
 
     @flow.global_function()
     def step(x: tp.Numpy.Placeholder((5, 2))) -> tp.Numpy:
-        with flow.scope.placement("cpu", "0:0-1"):
-            w = flow.get_variable("w", shape=(5, 2), distribute=flow.distribute.split(0),
+        with flow.scope.placement("cpu", devices):
+            w = flow.get_variable("w", shape=(5, 2), distribute=distribute(),
                                   initializer=flow.constant_initializer(0.0))
             flow.assign(w, flow.math.relu(x))
-            return w + 0
+            # Read as S(0): each device contributes rows of its own part (or replica).
+            return flow.identity(w.with_distribute(flow.distribute.split(0)))
 
     np.testing.assert_array_equal(step(value), np.zeros((5, 2)))
     np.testing.assert_array_equal(step(value * 0), value)
+    np.testing.assert_array_equal(step(value), np.zeros((5, 2)))
 
 
 @pytest.mark.parametrize("make, error, words", [
