@@ -95,6 +95,38 @@ HostTensor VariableStore::Value(const std::string& name) const {
   return logical;
 }
 
+void VariableStore::CheckValueDesc(const std::string& name, const BlobDesc& desc) const {
+  const BlobDesc& logical = Find(name).logical;
+  if (desc.data_type != logical.data_type) {
+    throw Error(ErrorKind::kType) << "variable '" << name << "' is " << logical.ToString()
+                                  << "; cannot set it to a value of dtype "
+                                  << DataTypeName(desc.data_type) << " (the dtype must match)";
+  }
+  if (desc.shape != logical.shape) {
+    throw Error(ErrorKind::kValue) << "variable '" << name << "' is " << logical.ToString()
+                                   << "; cannot set it to a value of shape "
+                                   << desc.shape.ToString() << " (the shape must match)";
+  }
+}
+
+void VariableStore::SetValue(const std::string& name, const HostTensor& value) {
+  CheckValueDesc(name, value.desc);
+  Variable& variable = const_cast<Variable&>(Find(name));
+  const TensorSlice full = FullSlice(variable.logical.shape);
+  for (int64_t id = 0; id < variable.parallel_num; ++id) {
+    // A broadcast variable holds a full replica per device, a split one the slice of its part.
+    TensorSlice slice =
+        SliceOfPart(variable.logical.shape, variable.sbp, id, variable.parallel_num);
+    CopyTensorSlice(variable.logical.data_type, slice, value.data, full, variable.parts[id].data,
+                    slice, false);
+  }
+}
+
+void VariableStore::SetValues(const std::map<std::string, HostTensor>& values) {
+  for (const auto& entry : values) { CheckValueDesc(entry.first, entry.second.desc); }
+  for (const auto& entry : values) { SetValue(entry.first, entry.second); }
+}
+
 std::vector<std::string> VariableStore::Names() const {
   std::vector<std::string> names;
   for (const auto& entry : variables_) { names.push_back(entry.first); }

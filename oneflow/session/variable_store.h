@@ -26,6 +26,17 @@ class VariableStore {
   HostTensor& Part(const std::string& name, int64_t parallel_id);
   // The logical value (a copy when the variable is spread over several devices).
   HostTensor Value(const std::string& name) const;
+  // The logical shape and dtype of the variable.
+  const BlobDesc& Desc(const std::string& name) const { return Find(name).logical; }
+  // Throws ValueError/TypeError naming the variable when `desc` is not its logical shape and dtype.
+  void CheckValueDesc(const std::string& name, const BlobDesc& desc) const;
+  // Replaces the logical value: checks it (CheckValueDesc), then copies it into the parts of the
+  // current layout in place (the runtime's registers alias them). The caller makes sure no job
+  // is running (Python syncs first); `value` may be released afterwards.
+  void SetValue(const std::string& name, const HostTensor& value);
+  // Sets several variables at once: checks every value before writing any, so a bad value
+  // leaves all variables as they were.
+  void SetValues(const std::map<std::string, HostTensor>& values);
   bool Has(const std::string& name) const { return variables_.count(name) > 0; }
   std::vector<std::string> Names() const;
 

@@ -17,7 +17,7 @@ from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa:
 from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,
 )
-from oneflow.ops.variables import get_variable  # noqa: F401
+from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
@@ -48,9 +48,12 @@ def current_scope():
     return session_util.default_session().scope
 
 
-def load_variables(value_dict, ignore_mismatch=False):
-    raise NotImplementedError("flow.load_variables arrives with checkpoints in a later version")
+def load_variables(value_dict, ignore_mismatch=True):
+    """Sets variables from name -> value (numpy arrays, flow.checkpoint.get(path)); see
+    oneflow/checkpoint.py."""
+    return checkpoint.load_variables(value_dict, ignore_mismatch=ignore_mismatch)
 
 
 def get_all_variables():
-    raise NotImplementedError("flow.get_all_variables arrives with checkpoints in a later version")
+    """name -> value (.numpy(), .shape, .dtype) of every variable of the session."""
+    return checkpoint.get_all_variables()

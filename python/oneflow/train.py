@@ -1,5 +1,6 @@
-"""oneflow.train: OneFlow 0.3's legacy CheckPoint. Variables initialise at session start, so
-init() does nothing; files arrive with the checkpoint feature."""
+"""oneflow.train: OneFlow 0.3's legacy CheckPoint, as 0.3 runs it by default (legacy model IO
+off): variables initialise when the session starts, so init() does nothing, and save/load are
+flow.checkpoint.save(path) and flow.load_variables(flow.checkpoint.get(path))."""
 
 
 class CheckPoint:
@@ -7,8 +8,11 @@ class CheckPoint:
         pass
 
     def save(self, path):
-        raise NotImplementedError("saving checkpoints (CheckPoint.save) arrives in a later version")
+        from oneflow import checkpoint
+
+        checkpoint.save(path)
 
     def load(self, path):
-        raise NotImplementedError("loading checkpoints (CheckPoint.load) arrives in a later version")
+        from oneflow import checkpoint
 
+        checkpoint.load_variables(checkpoint.get(path))

@@ -309,6 +309,24 @@ void BindSession(py::module_& module) {
              const HostTensor tensor = session.variables().Value(name);
              return NumpyFromHostTensor(tensor).attr("copy")();
            })
+      .def("variable_desc",
+           [](Session& session, const std::string& name) {
+             const BlobDesc& desc = session.variables().Desc(name);
+             return py::make_tuple(py::tuple(py::cast(desc.shape.dims())),
+                                   static_cast<int>(desc.data_type));
+           },
+           "(shape, dtype value) of the variable's logical blob.")
+      .def("set_variable_values",
+           [](Session& session, const py::dict& values) {
+             std::map<std::string, HostTensor> tensors;
+             for (auto item : values) {
+               tensors[item.first.cast<std::string>()] =
+                   HostTensorFromNumpy(item.second.cast<py::array>());
+             }
+             session.variables().SetValues(tensors);
+           },
+           "Sets variables from name -> C-contiguous numpy array (logical values); checks all "
+           "shapes and dtypes before writing any. No job may be running (sync first).")
       .def("job_text",
            [](Session& session, const std::string& name) {
              std::string text;

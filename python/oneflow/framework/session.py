@@ -137,10 +137,37 @@ class Session:
         self._raise_pending_errors()
         if desc.traced and self.cpp is not None and self.cpp.running:
             return
-        cpp = self._ensure_cpp()
         # A function that failed to trace or start is parked (trace_error set) until it is
         # called again itself, so it never breaks the other functions of the session.
         desc.trace_error = None
+        self._trace_untraced_and_start()
+        if desc.trace_error is not None:
+            raise desc.trace_error
+
+    def ensure_started(self, what):
+        """For the APIs that read or write variables outside a job (checkpoints,
+        flow.load_variables, flow.get_all_variables), like OneFlow's try_init_default_session:
+        traces every function defined so far and (re)starts the runtime, so their variables
+        exist, then waits for the calls in flight (raising an unreported error of one). The
+        caller holds `self.lock`, so no call starts meanwhile. Returns the C++ session, or None
+        while no function could be traced (there are no variables yet)."""
+        check_not_in_callback(what)
+        if self.closed:
+            raise RuntimeError("%s: this session has been closed" % what)
+        if self.tracing_job is not None:
+            raise RuntimeError(
+                "%s is not allowed inside a job function (%r is being traced); inside a job, "
+                "use flow.assign to write a variable" % (what, self.tracing_job.name))
+        self.sync()
+        if any(not f.traced and f.trace_error is None for f in self.functions) or (
+                self.cpp is not None and not self.cpp.running):
+            self._trace_untraced_and_start()
+        if self.cpp is None or not self.cpp.running:
+            return None
+        return self.cpp
+
+    def _trace_untraced_and_start(self):
+        cpp = self._ensure_cpp()
         untraced = [f for f in self.functions if not f.traced and f.trace_error is None]
         if cpp.running and untraced:
             self.sync()
@@ -152,7 +179,7 @@ class Session:
                 traced_now.append(function)
             except Exception as error:
                 function.trace_error = error
-        if not cpp.running:
+        if not cpp.running and any(f.traced for f in self.functions):
             try:
                 cpp.start()
             except Exception as error:
@@ -163,8 +190,6 @@ class Session:
                     function.traced = False
                     function.trace_error = error
                 cpp.start()
-        if desc.trace_error is not None:
-            raise desc.trace_error
 
     def _trace(self, desc):
         from oneflow.framework import function as function_util

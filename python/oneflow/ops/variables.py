@@ -99,3 +99,28 @@ def _gathered_if_sharded(session, full_name, blob):
     from oneflow import distribute
 
     return blob.with_distribute(distribute.broadcast())
+
+
+def assign(ref, value, dtype=None, name=None):
+    """flow.assign(ref, value): inside a job, writes `value` into the variable `ref` (a blob of
+    flow.get_variable). Readers of `ref` in the same call see its old value; later calls see the
+    new one. Returns None, like OneFlow's; `dtype` is accepted for OneFlow's signature and
+    unused (value must have ref's dtype and shape)."""
+    from oneflow.framework.blob import LazyBlob
+
+    session = op_builder.current_job()
+    op_builder.check_blob(ref, "assign", "ref")
+    op_builder.check_blob(value, "assign", "value")
+    if not session.cpp.has_op(ref.op_name) or session.cpp.op_type(ref.op_name) != "variable":
+        raise ValueError("assign: ref must be a variable (a blob of flow.get_variable), got %s"
+                         % ref.lbn)
+    if value.is_mirrored:
+        raise ValueError("assign: value %s is a mirrored blob (one value per device); convert it "
+                         "with flow.cast_to_current_logical_view first" % value.lbn)
+    # The variable's own blob, without a layout hint (a sharded variable is read broadcast, but
+    # is written in its stored layout).
+    lbn, shape, blob_dtype, sbp, _ = session.cpp.op_outputs(ref.op_name)["out"][0]
+    placement = session.variable_placements.get(ref.op_name) or ref.placement
+    variable = LazyBlob(lbn, shape, dtypes.from_value(blob_dtype), placement=placement, sbp=sbp)
+    op_builder.add_op("assign", op_builder.op_name(name, "Assign"),
+                      {"ref": variable, "value": value}, placement=placement, mirrored=False)

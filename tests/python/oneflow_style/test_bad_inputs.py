@@ -1228,20 +1228,32 @@ def mirrored_blob_in_the_consistent_view():
     job([np.ones(3, F32)])
 
 
-@case("NotImplementedError", words=_later + ["checkpoint"])
-def checkpoint_save():
+@case("TypeError", words=["path must be a str"])
+def checkpoint_save_path_not_a_string():
     run_job(lambda a: flow.get_variable("v", shape=(2,)) + a, P((1,)))
-    flow.checkpoint.save("/tmp/should_not_exist_oneflow_ckpt")
+    flow.checkpoint.save(42)
 
 
-@case("NotImplementedError", words=_later + ["checkpoint", "load"])
-def checkpoint_load():
+@case("FileNotFoundError", words=["does not exist"])
+def checkpoint_load_missing_path():
     flow.load_variables(flow.checkpoint.get("/tmp/should_not_exist_oneflow_ckpt"))
 
 
-@case("NotImplementedError", words=_later + ["checkpoint"])
-def legacy_checkpoint_save():
-    flow.train.CheckPoint().save("/tmp/should_not_exist_oneflow_ckpt")
+@case("ValueError", words=["shape must match"])
+def load_variables_value_of_another_shape():
+    run_job(lambda a: flow.get_variable("v", shape=(2,)) + a, P((1,)))
+    flow.load_variables({"v": np.ones(3, F32)})
+
+
+@case("ValueError", words=["not a variable"])
+def load_variables_unknown_name_without_ignore_mismatch():
+    run_job(lambda a: flow.get_variable("v", shape=(2,)) + a, P((1,)))
+    flow.load_variables({"no_such_variable": np.ones(2, F32)}, ignore_mismatch=False)
+
+
+@case("FileNotFoundError", words=["does not exist"])
+def legacy_checkpoint_load_missing_path():
+    flow.train.CheckPoint().load("/tmp/should_not_exist_oneflow_ckpt")
 
 
 @case("NotImplementedError", words=_later + ["eager"], same_session=False)
