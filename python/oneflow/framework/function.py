@@ -5,59 +5,10 @@ import typing
 
 import numpy as np
 
-from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework import session as session_util
 from oneflow.framework.blob import LazyBlob, hand_over
-
-
-class FunctionConfig:
-    """Per-function options. Unknown OneFlow options are accepted and ignored, so scripts that
-    tune fusion or memory flags keep running; the ones that change semantics are honoured."""
-
-    def __init__(self):
-        self._data_type = dtypes.float32
-        self._placement = None
-        self._logical_view = "consistent"
-        self._optimizer_placement = "non_distributed"
-        self._other = {}
-
-    def default_data_type(self, dtype=None):
-        if dtype is None:
-            return self._data_type
-        self._data_type = dtypes.check(dtype, "default_data_type")
-
-    def data_type(self):
-        return self._data_type
-
-    def default_logical_view(self, view):
-        self._logical_view = getattr(view, "name", "consistent")
-
-    def default_placement_scope(self, placement):
-        self._placement = placement
-
-    def default_distribute_strategy(self, strategy):
-        self.default_logical_view(strategy)
-
-    def optimizer_placement_optimization_mode(self, mode):
-        """"distributed_split" (ZeRO-style): a trainable variable of a train job that would be
-        broadcast over several devices is stored split along axis 0 instead; its readers get it
-        whole through an all-gather, its gradient is reduce-scattered, and each device updates
-        (and keeps the optimizer state of) its own slice only. Same numbers, less update work and
-        memory per device. "non_distributed" (the default): replicated variables."""
-        if mode not in ("distributed_split", "non_distributed"):
-            raise ValueError("optimizer_placement_optimization_mode must be 'distributed_split' "
-                             "or 'non_distributed', got %r" % (mode,))
-        self._optimizer_placement = mode
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def setter(*args, **kwargs):
-            self._other[name] = (args, kwargs)
-
-        return setter
+from oneflow.framework.function_config import FunctionConfig
 
 
 function_config = FunctionConfig
