@@ -1,6 +1,7 @@
 """flow.global_function and flow.FunctionConfig: declare a job, trace it, call it."""
 import functools
 import inspect
+import threading
 import typing
 
 import numpy as np
@@ -415,9 +416,13 @@ class _Future:
 
 
 def _register_callback(session, desc, instance, callback):
-    """Calls callback(result) on the runtime thread when the call finishes; its error (or the
-    callback's) is raised by the next call or sync."""
+    """Calls callback(result) on the runtime thread when the call finishes (at once, on this
+    thread, if it already has); its error (or the callback's) is raised by the next call or
+    sync. KeyboardInterrupt and SystemExit: raised here when the callback runs here, else see
+    Session.report_callback_interrupt."""
     session.settle(instance, "callback")
+    caller = threading.get_ident()
+    interrupted = []
 
     def on_finish():
         with session_util.running_callback():
@@ -425,9 +430,17 @@ def _register_callback(session, desc, instance, callback):
                 instance.wait()
                 callback(_structure_results(desc.output_structure, instance.outputs()))
             except Exception as error:
-                session.pending_errors.append(error)
+                session.report_error(error)
+            except BaseException as interrupt:  # KeyboardInterrupt, SystemExit
+                if threading.get_ident() == caller:
+                    interrupted.append(interrupt)
+                else:
+                    session.report_callback_interrupt(
+                        interrupt, "a callback of job %r" % desc.name)
 
     instance.on_finish(on_finish)
+    if interrupted:
+        raise interrupted[0]
 
 
 def _call(session, desc, args, kwargs):
