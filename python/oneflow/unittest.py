@@ -132,7 +132,8 @@ def register_test_cases(scope, directory, filter_by_num_nodes, base_class=_unitt
 
     for file_name in sorted(os.listdir(directory)):
         path = os.path.join(directory, file_name)
-        if not (file_name.startswith("test") and file_name.endswith(".py") and os.path.isfile(path)):
+        is_test_file = file_name.startswith("test") and file_name.endswith(".py")
+        if not (is_test_file and os.path.isfile(path)):
             continue
         class_name = file_name[:-3]
         spec = importlib.util.spec_from_file_location(class_name, path)

@@ -22,7 +22,8 @@ _TUNING_NO_OPS = {
     "cudnn_conv_force_bwd_data_algo": "cuDNN algorithm choice",
     "cudnn_conv_force_bwd_filter_algo": "cuDNN algorithm choice",
     "cudnn_conv_heuristic_search_algo": "cuDNN algorithm search",
-    "cudnn_conv_use_deterministic_algo_only": "cuDNN algorithm choice; kernels here are deterministic",
+    "cudnn_conv_use_deterministic_algo_only":
+        "cuDNN algorithm choice; kernels here are deterministic",
     "cudnn_conv_enable_pseudo_half": "float16 cuDNN convolutions, which are not run here",
     "enable_cudnn_conv_pseudo_half": "float16 cuDNN convolutions, which are not run here",
     "cudnn_conv_enable_true_half": "float16 cuDNN convolutions, which are not run here",
@@ -41,7 +42,8 @@ _TUNING_NO_OPS = {
     "static_mem_alloc_policy_white_list.add": "memory planner policy",
     "static_mem_alloc_policy_white_list.remove": "memory planner policy",
     "static_mem_alloc_policy_white_list.policy_mem_size_first": "memory planner policy name",
-    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first": "memory planner policy name",
+    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first":
+        "memory planner policy name",
     "static_mem_alloc_policy_white_list.policy_time_line": "memory planner policy name",
     "static_mem_alloc_algo_white_list.show": "memory planner policy names",
     "enable_nccl": "deprecated in OneFlow 0.3 (no effect there)",
@@ -56,7 +58,8 @@ _TUNING_NO_OPS = {
     "disable_all_reduce_sequence": "deprecated in OneFlow 0.3 (no effect there)",
     "non_distributed_optimizer_group_size_mbyte": "deprecated in OneFlow 0.3 (no effect there)",
     "enable_keep_header_only": "deprecated in OneFlow 0.3 (no effect there)",
-    "enable_float_compute_for_half_gemm": "deprecated in OneFlow 0.3: half gemm always accumulates in float",
+    "enable_float_compute_for_half_gemm":
+        "deprecated in OneFlow 0.3: half gemm always accumulates in float",
     "do_parallel_cast_before_widening_type_cast": "op order of a graph rewrite; same values",
     "prune_parallel_cast_ops": "removes redundant parallel_cast ops; same values",
     "prune_cast_to_static_shape_ops": "removes no-op shape casts; same values",
@@ -73,7 +76,8 @@ _TUNING_NO_OPS = {
 # called without a value means True, as in OneFlow 0.3.
 _NOT_IMPLEMENTED = {
     "enable_auto_mixed_precision": ((False,), "float16 mixed precision is not supported"),
-    "enable_quantization_aware_training": ((False,), "quantization aware training is not supported"),
+    "enable_quantization_aware_training": (
+        (False,), "quantization aware training is not supported"),
     "enable_qat": ((False,), "quantization aware training is not supported"),
     "qat.per_channel_weight_quantization": ((), "quantization aware training is not supported"),
     "qat.symmetric": ((), "quantization aware training is not supported"),
@@ -94,7 +98,8 @@ _NOT_IMPLEMENTED = {
             "flow.optimizer.<Optimizer>(flow.optimizer.PiecewiseConstantScheduler([], [lr]))"),
     "train.secondary_lr": ((), "the legacy train.* learning rate is not supported"),
     "train.loss_scale_factor": (
-        (), "the legacy train.* loss scale is not supported; use the optimizer's loss_scale_factor"),
+        (), "the legacy train.* loss scale is not supported; use the optimizer's "
+            "loss_scale_factor"),
 }
 
 # Implemented under another name: name -> FunctionConfig method.
@@ -182,7 +187,7 @@ def _setting(config, name):
 
 
 class _SettingGroup:
-    """A dotted group of settings, e.g. config.train or config.static_mem_alloc_policy_white_list."""
+    """A dotted group of settings, e.g. config.train or config.tensorrt."""
 
     def __init__(self, config, prefix):
         self._config, self._prefix = config, prefix
