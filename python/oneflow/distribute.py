@@ -73,3 +73,17 @@ def from_sbp(text):
     if text.startswith("S("):
         return split(int(text[2:-1]))
     return broadcast() if text == "B" else None
+
+
+def consistent_strategy():
+    """OneFlow 0.3's older name of flow.scope.consistent_view()."""
+    from oneflow.framework.scope import LogicalView
+
+    return LogicalView("consistent")
+
+
+def mirrored_strategy():
+    """OneFlow 0.3's older name of flow.scope.mirrored_view()."""
+    from oneflow.framework.scope import LogicalView
+
+    return LogicalView("mirrored")

@@ -2,6 +2,10 @@
 
     def job(x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)) -> tp.Numpy: ...
     def job(x: ...) -> tp.Callback[tp.Numpy]: ...   # called as job(x)(callback)
+    def job(xs: Tuple[tp.Numpy.Placeholder((2,)), tp.Numpy.Placeholder((3,))]): ...  # job(xs=(a, b))
+
+Results may be a Tuple/List/Dict nesting of Numpy, ListNumpy and ListListNumpy, a Bundle of one
+of those, a Callback of any of those, or None (the job returns nothing).
 """
 from oneflow.framework import dtypes, shapes
 
@@ -57,9 +61,18 @@ class Callback:
         return CallbackType(inner)
 
 
+class BundleType:
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __repr__(self):
+        return "Bundle[%r]" % (self.inner,)
+
+
 class Bundle:
-    """Bundle[T]: T, or a tuple/list/dict nesting of T."""
+    """`-> tp.Bundle[tp.Numpy]`: the job may return one blob, or any nesting of tuples, lists
+    and dicts of blobs; each blob comes back as T (Numpy, ListNumpy or ListListNumpy)."""
 
     def __class_getitem__(cls, inner):
-        return inner
+        return BundleType(inner)
 

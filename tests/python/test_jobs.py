@@ -1,5 +1,7 @@
 """Jobs in one session: shared variables, jobs defined after others ran, result annotations
 (tp.Numpy, tp.Callback[tp.Numpy], none: a future) and flow.watch."""
+from typing import Tuple
+
 import numpy as np
 import pytest
 
@@ -120,8 +122,9 @@ def test_unannotated_result_is_a_future():
 
 
 def test_tuple_and_dict_results():
+    # A mixed nesting is a Bundle (OneFlow 0.3); a bare tp.Numpy would be a blob only.
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Bundle[tp.Numpy]:
         return x + 1, {"double": x * 2}
 
     plus_one, named = job(X)
@@ -200,7 +203,7 @@ def test_many_calls_in_flight_deliver_in_order():
 
 def test_callback_with_a_tuple_result():
     @flow.global_function()
-    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[tp.Numpy]:
+    def job(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Callback[Tuple[tp.Numpy, tp.Numpy]]:
         return x + 1, x * 2
 
     received = []

@@ -92,20 +92,72 @@ def test_skip_unless_on_a_method(monkeypatch):
     assert calls == ["1n1d"] and len(result.skipped) == 1
 
 
-def test_env_accessors(monkeypatch):
+def test_env_members_are_functions_as_in_oneflow(monkeypatch):
+    """OneFlow 0.3 exports flow.unittest.env.* as functions: checkpoint tests call
+    `flow.unittest.env.eager_execution_enabled()` in decorators at import time."""
     monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "4")
     monkeypatch.setenv("ONEFLOW_TEST_NODE_LIST", "a,b")
-    assert flow.unittest.env.device_num == 4
-    assert flow.unittest.env.node_list == ["a", "b"]
-    assert flow.unittest.env.has_node_list and flow.unittest.env.node_size == 2
+    assert flow.unittest.env.device_num() == 4
+    assert flow.unittest.env.node_list() == ["a", "b"]
+    assert flow.unittest.env.has_node_list() is True and flow.unittest.env.node_size() == 2
     monkeypatch.delenv("ONEFLOW_TEST_DEVICE_NUM")
     monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST")
-    assert flow.unittest.env.device_num == 1
-    assert not flow.unittest.env.has_node_list and flow.unittest.env.node_size == 1
-    monkeypatch.setenv("ONEFLOW_TEST_ENABLE_EAGER", "1")
-    assert flow.unittest.env.eager_execution_enabled
-    monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER")
-    assert not flow.unittest.env.eager_execution_enabled
+    assert flow.unittest.env.device_num() == 1
+    assert flow.unittest.env.has_node_list() is False and flow.unittest.env.node_size() == 1
+    with pytest.raises(RuntimeError, match="ONEFLOW_TEST_NODE_LIST"):
+        flow.unittest.env.node_list()
+    for variable, accessor in (("ONEFLOW_TEST_ENABLE_EAGER", "eager_execution_enabled"),
+                               ("ONEFLOW_TEST_ENABLE_TYPING_CHECK", "typing_check_enabled")):
+        monkeypatch.setenv(variable, "1")
+        assert getattr(flow.unittest.env, accessor)() is True
+        monkeypatch.setenv(variable, "0")
+        assert getattr(flow.unittest.env, accessor)() is False
+        monkeypatch.delenv(variable)
+        assert getattr(flow.unittest.env, accessor)() is False
+
+
+def test_oneflow_checkpoint_test_idiom_imports(monkeypatch):
+    """The decorator OneFlow 0.3's test_checkpoint.py puts on its methods."""
+    monkeypatch.delenv("ONEFLOW_TEST_ENABLE_EAGER", raising=False)
+
+    class Case(flow.unittest.TestCase):
+        @unittest.skipIf(flow.unittest.env.eager_execution_enabled(), "lazy only")
+        def test_lazy(self):
+            pass
+
+    assert run_case(Case).skipped == []
+    assert callable(flow.eager_execution_enabled) and flow.eager_execution_enabled() is False
+
+
+def test_unittest_module_members_match_oneflow():
+    for name in ("TestCase", "register_test_cases", "num_nodes_required", "skip_unless_1n1d",
+                 "skip_unless_1n2d", "skip_unless_1n4d", "skip_unless_2n1d", "skip_unless_2n2d",
+                 "skip_unless_2n4d"):
+        assert callable(getattr(flow.unittest, name)), name
+    for name in ("eager_execution_enabled", "typing_check_enabled", "node_list",
+                 "has_node_list", "node_size", "device_num"):
+        assert callable(getattr(flow.unittest.env, name)), name
+
+
+def test_register_test_cases_filters_by_node_count(tmp_path):
+    (tmp_path / "test_sample.py").write_text(
+        "import oneflow as flow\n"
+        "def test_one(test_case):\n"
+        "    test_case.assertTrue(True)\n"
+        "@flow.unittest.num_nodes_required(2)\n"
+        "def test_two(test_case):\n"
+        "    pass\n"
+        "def helper():\n"
+        "    pass\n")
+    (tmp_path / "not_a_test.py").write_text("raise RuntimeError('must not be imported')\n")
+    scope = {}
+    flow.unittest.register_test_cases(scope, str(tmp_path), lambda nodes: nodes == 1)
+    assert list(scope) == ["test_sample"]
+    case = scope["test_sample"]
+    assert issubclass(case, unittest.TestCase)
+    assert hasattr(case, "test_one") and not hasattr(case, "test_two")
+    result = run_case(case)
+    assert result.testsRun == 1 and result.errors == [] and result.failures == []
 
 
 def test_setup_clears_the_session(monkeypatch):

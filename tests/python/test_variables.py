@@ -1,5 +1,7 @@
 """flow.get_variable: initializers, sharing by name, and the zero-variable idiom
 `x += flow.get_variable("v1", shape=(1,), initializer=zeros)` that makes x differentiable."""
+from typing import Tuple
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def test_random_initialization_is_deterministic_per_name():
         flow.clear_default_session()
 
         @flow.global_function()
-        def read() -> tp.Numpy:
+        def read() -> Tuple[tp.Numpy, tp.Numpy]:
             a = flow.get_variable("a", shape=(8,), initializer=flow.random_normal_initializer())
             b = flow.get_variable("b", shape=(8,), initializer=flow.random_normal_initializer())
             return a, b
@@ -125,7 +127,7 @@ def test_non_trainable_variable_is_not_updated(sgd):
         return loss
 
     @flow.global_function()
-    def read() -> tp.Numpy:
+    def read() -> Tuple[tp.Numpy, tp.Numpy]:
         return flow.get_variable("frozen", shape=(2,)), flow.get_variable("trained", shape=(2,))
 
     train(np.ones(2, np.float32))

@@ -1,63 +1,15 @@
 """flow.global_function and flow.FunctionConfig: declare a job, trace it, call it."""
 import functools
 import inspect
+import threading
 import typing
 
 import numpy as np
 
-from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework import session as session_util
 from oneflow.framework.blob import LazyBlob, hand_over
-
-
-class FunctionConfig:
-    """Per-function options. Unknown OneFlow options are accepted and ignored, so scripts that
-    tune fusion or memory flags keep running; the ones that change semantics are honoured."""
-
-    def __init__(self):
-        self._data_type = dtypes.float32
-        self._placement = None
-        self._logical_view = "consistent"
-        self._optimizer_placement = "non_distributed"
-        self._other = {}
-
-    def default_data_type(self, dtype=None):
-        if dtype is None:
-            return self._data_type
-        self._data_type = dtypes.check(dtype, "default_data_type")
-
-    def data_type(self):
-        return self._data_type
-
-    def default_logical_view(self, view):
-        self._logical_view = getattr(view, "name", "consistent")
-
-    def default_placement_scope(self, placement):
-        self._placement = placement
-
-    def default_distribute_strategy(self, strategy):
-        self.default_logical_view(strategy)
-
-    def optimizer_placement_optimization_mode(self, mode):
-        """"distributed_split" (ZeRO-style): a trainable variable of a train job that would be
-        broadcast over several devices is stored split along axis 0 instead; its readers get it
-        whole through an all-gather, its gradient is reduce-scattered, and each device updates
-        (and keeps the optimizer state of) its own slice only. Same numbers, less update work and
-        memory per device. "non_distributed" (the default): replicated variables."""
-        if mode not in ("distributed_split", "non_distributed"):
-            raise ValueError("optimizer_placement_optimization_mode must be 'distributed_split' "
-                             "or 'non_distributed', got %r" % (mode,))
-        self._optimizer_placement = mode
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-
-        def setter(*args, **kwargs):
-            self._other[name] = (args, kwargs)
-
-        return setter
+from oneflow.framework.function_config import FunctionConfig
 
 
 function_config = FunctionConfig
@@ -72,8 +24,7 @@ class FunctionDesc:
         self.traced = False
         self.trace_error = None
         self.signature = inspect.signature(func)
-        # (parameter name, input op name, Placeholder, devices for a per-device one or None)
-        self.placeholders = []
+        self.arguments = []  # (parameter name, _Input or nested tuple of _Input)
         self.output_structure = None  # nested tuple/list/dict of _Result
         self.return_annotation = self.signature.return_annotation
 
@@ -109,62 +60,69 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
     return decorator
 
 
-def _check_result_annotation(annotation, desc):
+# ---- return annotations (OneFlow 0.3's typing_util rules) ----
+
+def _leaf_kinds():
+    """Result annotation -> how a returned blob is handed back (see blob.hand_over)."""
     from oneflow import typing as oft
 
-    if annotation in (oft.Numpy, oft.ListNumpy, oft.ListListNumpy):
+    return {oft.Numpy: "numpy", oft.ListNumpy: "list", oft.ListListNumpy: "list_list"}
+
+
+def _annotation_name(annotation):
+    if isinstance(annotation, type):
+        return annotation.__qualname__
+    return repr(annotation).replace("oneflow.typing.", "")
+
+
+def _check_structure_annotation(annotation, desc):
+    """Numpy, ListNumpy, ListListNumpy, or a Tuple/List/Dict nesting of them."""
+    if annotation in _leaf_kinds():
         return
     origin = typing.get_origin(annotation)
-    if origin in (tuple, list):
-        for item in typing.get_args(annotation):
-            if item is not Ellipsis:
-                _check_result_annotation(item, desc)
+    args = typing.get_args(annotation)
+    if origin is tuple and args and Ellipsis not in args[:1]:
+        items = args[:1] if len(args) == 2 and args[1] is Ellipsis else args
+        for item in items:
+            _check_structure_annotation(item, desc)
         return
-    if origin is dict:
-        _check_result_annotation(typing.get_args(annotation)[1], desc)
+    if origin is list and len(args) == 1:
+        _check_structure_annotation(args[0], desc)
+        return
+    if origin is dict and len(args) == 2:
+        _check_structure_annotation(args[1], desc)
         return
     raise TypeError(
-        "job %r: unsupported return annotation %r; use oneflow.typing.Numpy (or ListNumpy, "
-        "ListListNumpy), oneflow.typing.Callback[...] of those, a Tuple/List/Dict of those, or "
-        "none"
-        % (desc.name, annotation))
+        "job %r: unsupported return annotation %s; use oneflow.typing.Numpy (or ListNumpy, "
+        "ListListNumpy), a Tuple/List/Dict of those, oneflow.typing.Bundle[T], "
+        "oneflow.typing.Callback[...] of those, None, or no annotation"
+        % (desc.name, _annotation_name(annotation)))
+
+
+def _check_bundle_annotation(annotation, desc):
+    if annotation.inner not in _leaf_kinds():
+        raise TypeError("job %r: T in oneflow.typing.Bundle[T] must be Numpy, ListNumpy or "
+                        "ListListNumpy, got %s" % (desc.name, _annotation_name(annotation.inner)))
 
 
 def _check_return_annotation(desc):
+    """Checks the return annotation when the job is declared (a wrong one fails early)."""
     from oneflow import typing as oft
 
     annotation = desc.return_annotation
     if annotation is inspect.Signature.empty or annotation is None:
-        desc.return_annotation = inspect.Signature.empty
         return
     if isinstance(annotation, oft.CallbackType):
-        _check_result_annotation(annotation.inner, desc)
+        annotation = annotation.inner
+    if isinstance(annotation, oft.BundleType):
+        _check_bundle_annotation(annotation, desc)
         return
-    _check_result_annotation(annotation, desc)
-
-
-def _leaf_kind(annotation):
-    """How a returned blob is handed back under `annotation`: "numpy" (one array), "list" (one
-    array per device), "list_list" (a one-tensor list per device) or "local" (a LocalBlob)."""
-    from oneflow import typing as oft
-
-    return {oft.Numpy: "numpy", oft.ListNumpy: "list", oft.ListListNumpy: "list_list"}.get(
-        annotation, "local")
-
-
-def _item_annotations(annotation, count):
-    """The annotation of each of `count` items of a returned tuple or list."""
-    if isinstance(annotation, (tuple, list)):  # a literal (tp.Numpy, tp.Numpy)
-        return list(annotation) if len(annotation) == count else [None] * count
-    args = [a for a in typing.get_args(annotation) if a is not Ellipsis]
-    if typing.get_origin(annotation) is tuple and len(args) == count:
-        return args
-    return [args[0] if args else annotation] * count
+    _check_structure_annotation(annotation, desc)
 
 
 class _Result:
-    """One returned blob: its return op, how it is handed back (_leaf_kind), and for a blob of
-    the mirrored view, the device count (its per-device values come back stacked)."""
+    """One returned blob: its return op, how it is handed back (blob.hand_over kind), and for a
+    blob of the mirrored view, the device count (its per-device values come back stacked)."""
 
     def __init__(self, op_name, kind, parts):
         self.op_name, self.kind, self.parts = op_name, kind, parts
@@ -173,20 +131,153 @@ class _Result:
         return hand_over(outputs[self.op_name], self.kind, self.parts)
 
 
-def _add_placeholder(session, desc, parameter):
-    """The input op of one argument; returns the blob the job function receives."""
+def _describe(value):
+    if isinstance(value, LazyBlob):
+        return "a blob"
+    if isinstance(value, (tuple, list)):
+        return "a %s of %d items" % (type(value).__name__, len(value))
+    return "a %s" % type(value).__name__
+
+
+class _ReturnBuilder:
+    """Checks what the job function returned against its return annotation (as OneFlow 0.3 did
+    at trace time) and adds one return op per returned blob; builds the _Result structure."""
+
+    def __init__(self, session, desc):
+        self.session, self.desc, self.count = session, desc, 0
+
+    def mismatch(self, where, value, annotation, expected):
+        return TypeError(
+            "job %r: the returned value does not match its return annotation %s: %s is %s, "
+            "expected %s" % (self.desc.name, _annotation_name(self.desc.return_annotation),
+                             where, _describe(value), expected))
+
+    def blob(self, value, kind):
+        from oneflow.framework import mirrored
+
+        name = "Return_%d" % self.count
+        self.count += 1
+        parts = None
+        if value.is_mirrored:
+            parts = value.placement.device_count()
+            value = mirrored.stack(value)
+        # On the producer's devices: each writes its part of the result.
+        op_builder.add_op("return", name, {"in": value},
+                          placement=value.placement or self.session.default_placement(),
+                          mirrored=False)
+        return _Result(name, kind, parts)
+
+    def unannotated(self, value, where):
+        """No annotation: blobs come back as LocalBlobs, in any nesting of tuple/list/dict."""
+        if value is None:
+            return None
+        if isinstance(value, LazyBlob):
+            return self.blob(value, "local")
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.unannotated(v, "%s[%d]" % (where, i))
+                               for i, v in enumerate(value))
+        if isinstance(value, dict):
+            return {k: self.unannotated(v, "%s[%r]" % (where, k)) for k, v in value.items()}
+        raise TypeError("job %r returned %s at %s; a job function returns blobs (or a tuple, "
+                        "list or dict of blobs)" % (self.desc.name, _describe(value), where))
+
+    def structure(self, value, annotation, where):
+        """Numpy/ListNumpy/ListListNumpy, or Tuple/List/Dict of those (exact container types)."""
+        kind = _leaf_kinds().get(annotation)
+        if kind is not None:
+            if not isinstance(value, LazyBlob):
+                raise self.mismatch(where, value, annotation,
+                                    "a blob (%s)" % _annotation_name(annotation))
+            return self.blob(value, kind)
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        if origin is tuple:
+            if len(args) == 2 and args[1] is Ellipsis:  # Tuple[T, ...]: any length
+                if type(value) is not tuple:
+                    raise self.mismatch(where, value, annotation, "a tuple")
+                args = (args[0],) * len(value)
+            if type(value) is not tuple or len(value) != len(args):
+                raise self.mismatch(where, value, annotation, "a tuple of %d items" % len(args))
+            return tuple(self.structure(v, a, "%s[%d]" % (where, i))
+                         for i, (v, a) in enumerate(zip(value, args)))
+        if origin is list:
+            if type(value) is not list:
+                raise self.mismatch(where, value, annotation, "a list")
+            return [self.structure(v, args[0], "%s[%d]" % (where, i))
+                    for i, v in enumerate(value)]
+        # Dict[K, V] (the only other form _check_structure_annotation lets through)
+        if type(value) is not dict:
+            raise self.mismatch(where, value, annotation, "a dict")
+        for key in value:
+            if isinstance(args[0], type) and type(key) is not args[0]:
+                raise self.mismatch("the key %r of %s" % (key, where), key, annotation,
+                                    "a key of type %s" % args[0].__name__)
+        return {k: self.structure(v, args[1], "%s[%r]" % (where, k)) for k, v in value.items()}
+
+    def bundle(self, value, annotation, where):
+        """Bundle[T]: a blob, or any nesting of tuples, lists and dicts of blobs."""
+        if isinstance(value, LazyBlob):
+            return self.structure(value, annotation.inner, where)
+        if isinstance(value, (tuple, list)):
+            return type(value)(self.bundle(v, annotation, "%s[%d]" % (where, i))
+                               for i, v in enumerate(value))
+        if type(value) is dict:
+            return {k: self.bundle(v, annotation, "%s[%r]" % (where, k))
+                    for k, v in value.items()}
+        raise self.mismatch(where, value, annotation,
+                            "a blob or a tuple, list or dict of blobs")
+
+    def build(self, value):
+        from oneflow import typing as oft
+
+        annotation = self.desc.return_annotation
+        if annotation is inspect.Signature.empty:
+            return self.unannotated(value, "result")
+        if annotation is None:
+            if value is not None:
+                raise self.mismatch("result", value, annotation, "None")
+            return None
+        if isinstance(annotation, oft.CallbackType):
+            annotation = annotation.inner
+        if isinstance(annotation, oft.BundleType):
+            return self.bundle(value, annotation, "result")
+        return self.structure(value, annotation, "result")
+
+
+# ---- arguments ----
+
+class _Input:
+    """One input op: fed from one array of the call (a leaf of a Tuple argument or a whole
+    argument). `parts`: the device count of a ListNumpy/ListListNumpy one, else None."""
+
+    def __init__(self, op_name, placeholder, parts):
+        self.op_name, self.placeholder, self.parts = op_name, placeholder, parts
+
+
+def _add_input(session, desc, label, op_name, annotation):
+    """The input op(s) of one argument, or of one item of a Tuple argument (recursively);
+    returns (the blob or tuple of blobs the job function receives, the _Input structure)."""
     from oneflow import typing as oft
     from oneflow.framework import mirrored
 
-    placeholder = parameter.annotation
-    if not isinstance(placeholder, (oft.Numpy.Placeholder, oft.ListNumpy.Placeholder,
-                                    oft.ListListNumpy.Placeholder)):
+    if typing.get_origin(annotation) is tuple:
+        items = typing.get_args(annotation)
+        if not items or Ellipsis in items:
+            raise TypeError("job %r, argument %r: a Tuple argument lists one placeholder per "
+                            "item, e.g. Tuple[tp.Numpy.Placeholder((2,)), "
+                            "tp.Numpy.Placeholder((3,))]; got %s"
+                            % (desc.name, label, _annotation_name(annotation)))
+        pairs = [_add_input(session, desc, "%s[%d]" % (label, i), "%s_%d" % (op_name, i), item)
+                 for i, item in enumerate(items)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    if not isinstance(annotation, (oft.Numpy.Placeholder, oft.ListNumpy.Placeholder,
+                                   oft.ListListNumpy.Placeholder)):
         raise TypeError(
             "job %r: argument %r must be annotated with oneflow.typing.Numpy.Placeholder("
             "shape, dtype), e.g. `x: tp.Numpy.Placeholder((64, 784), dtype=flow.float)` (or "
-            "ListNumpy.Placeholder for one value per device)" % (desc.name, parameter.name)
+            "ListNumpy.Placeholder for one value per device, or a typing.Tuple of "
+            "placeholders); got %s" % (desc.name, label, _annotation_name(annotation))
         )
-    op_name = "Input_" + parameter.name
+    placeholder = annotation
     placement = desc.config._placement or session.default_placement()
     per_device = not isinstance(placeholder, oft.Numpy.Placeholder)
     parts = placement.device_count() if per_device else None
@@ -198,20 +289,22 @@ def _add_placeholder(session, desc, parameter):
     }
     out = op_builder.add_op("input", op_name, {}, attrs, placement=placement,
                             mirrored=False)["out"][0]
-    desc.placeholders.append((parameter.name, op_name, placeholder, parts))
     # One value per device: the call's list is stacked; device i takes row i.
-    return mirrored.unstack(out, placement) if per_device else out
+    blob = mirrored.unstack(out, placement) if per_device else out
+    return blob, _Input(op_name, placeholder, parts)
 
 
 def trace(session, desc):
     """Builds desc's Job: input ops for placeholders, the user's ops, return ops."""
-    from oneflow import typing as oft
-    from oneflow.framework import mirrored
-
     config = desc.config
     session.scope.views = [config._logical_view]
-    blobs = [_add_placeholder(session, desc, parameter)
-             for parameter in desc.signature.parameters.values()]
+    blobs = []
+    desc.arguments = []
+    for parameter in desc.signature.parameters.values():
+        blob, structure = _add_input(session, desc, parameter.name, "Input_" + parameter.name,
+                                     parameter.annotation)
+        blobs.append(blob)
+        desc.arguments.append((parameter.name, structure))
     placement = config._placement
     if placement is not None:
         session.scope.push_placement(placement)
@@ -220,39 +313,7 @@ def trace(session, desc):
     finally:
         if placement is not None:
             session.scope.pop_placement()
-    counter = [0]
-
-    def add_returns(value, annotation):
-        if value is None:
-            return None
-        if isinstance(value, LazyBlob):
-            name = "Return_%d" % counter[0]
-            counter[0] += 1
-            parts = None
-            if value.is_mirrored:
-                parts = value.placement.device_count()
-                value = mirrored.stack(value)
-            # On the producer's devices: each writes its part of the result.
-            op_builder.add_op("return", name, {"in": value},
-                              placement=value.placement or session.default_placement(),
-                              mirrored=False)
-            return _Result(name, _leaf_kind(annotation), parts)
-        if isinstance(value, (tuple, list)):
-            items = _item_annotations(annotation, len(value))
-            return type(value)(add_returns(v, a) for v, a in zip(value, items))
-        if isinstance(value, dict):
-            args = typing.get_args(annotation)
-            item = args[1] if typing.get_origin(annotation) is dict and len(args) == 2 else annotation
-            return {k: add_returns(v, item) for k, v in value.items()}
-        raise TypeError(
-            "job %r returned %s; a job function returns blobs (or a tuple, list or dict of "
-            "blobs)" % (desc.name, type(value).__name__)
-        )
-
-    annotation = desc.return_annotation
-    if isinstance(annotation, oft.CallbackType):
-        annotation = annotation.inner
-    desc.output_structure = add_returns(result, annotation)
+    desc.output_structure = _ReturnBuilder(session, desc).build(result)
 
 
 def _checked_array(desc, parameter_name, placeholder, value):
@@ -292,16 +353,39 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
     return np.stack([_checked_array(desc, parameter_name, placeholder, v) for v in value])
 
 
-def _inputs(desc, args, kwargs):
-    bound = desc.signature.bind(*args, **kwargs)
+def _argument_inputs(desc, label, structure, value, inputs, copy):
+    """Fills inputs[op name] from the value given for one argument (or one Tuple item)."""
+    if isinstance(structure, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise ValueError("job %r, argument %r: expected a tuple of %d values (it is "
+                             "annotated with a Tuple of placeholders), got %s"
+                             % (desc.name, label, len(structure), _describe(value)))
+        for i, (item, item_value) in enumerate(zip(structure, value)):
+            _argument_inputs(desc, "%s[%d]" % (label, i), item, item_value, inputs, copy)
+        return
+    if structure.parts is None:
+        array = _checked_array(desc, label, structure.placeholder, value)
+    else:  # np.stack made a new array
+        array, copy = _per_device_values(desc, label, structure.placeholder, structure.parts,
+                                         value), False
+    # The runtime reads the array when the job runs, not at the call: a call that returns
+    # before that must not see later changes of the caller's buffer, so it gets a copy.
+    if copy:
+        array = np.array(array, order="C", copy=True)
+    inputs[structure.op_name] = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+
+
+def _inputs(desc, args, kwargs, copy):
+    """Input op name -> array for one call; `copy`: the call may return before the job has
+    read its inputs (an asynchronous call)."""
+    try:
+        bound = desc.signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError("job %r: %s" % (desc.name, error)) from None
     inputs = {}
-    for parameter_name, op_name, placeholder, parts in desc.placeholders:
-        value = bound.arguments[parameter_name]
-        if parts is None:
-            array = _checked_array(desc, parameter_name, placeholder, value)
-        else:
-            array = _per_device_values(desc, parameter_name, placeholder, parts, value)
-        inputs[op_name] = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+    for parameter_name, structure in desc.arguments:
+        _argument_inputs(desc, parameter_name, structure, bound.arguments[parameter_name],
+                         inputs, copy)
     return inputs
 
 
@@ -332,9 +416,13 @@ class _Future:
 
 
 def _register_callback(session, desc, instance, callback):
-    """Calls callback(result) on the runtime thread when the call finishes; its error (or the
-    callback's) is raised by the next call or sync."""
+    """Calls callback(result) on the runtime thread when the call finishes (at once, on this
+    thread, if it already has); its error (or the callback's) is raised by the next call or
+    sync. KeyboardInterrupt and SystemExit: raised here when the callback runs here, else see
+    Session.report_callback_interrupt."""
     session.settle(instance, "callback")
+    caller = threading.get_ident()
+    interrupted = []
 
     def on_finish():
         with session_util.running_callback():
@@ -342,9 +430,17 @@ def _register_callback(session, desc, instance, callback):
                 instance.wait()
                 callback(_structure_results(desc.output_structure, instance.outputs()))
             except Exception as error:
-                session.pending_errors.append(error)
+                session.report_error(error)
+            except BaseException as interrupt:  # KeyboardInterrupt, SystemExit
+                if threading.get_ident() == caller:
+                    interrupted.append(interrupt)
+                else:
+                    session.report_callback_interrupt(
+                        interrupt, "a callback of job %r" % desc.name)
 
     instance.on_finish(on_finish)
+    if interrupted:
+        raise interrupted[0]
 
 
 def _call(session, desc, args, kwargs):
@@ -354,10 +450,10 @@ def _call(session, desc, args, kwargs):
     annotation = desc.return_annotation
     with session.lock:
         session.ensure_compiled(desc)
-        inputs = _inputs(desc, args, kwargs)
         # Known after tracing: a job returning nothing completes at its call.
         blocking = not isinstance(annotation, oft.CallbackType) and (
             annotation is not inspect.Signature.empty or desc.output_structure is None)
+        inputs = _inputs(desc, args, kwargs, copy=not blocking)
         instance = session.launch(desc, inputs, "caller" if blocking else "future")
     if isinstance(annotation, oft.CallbackType):
 
@@ -373,6 +469,8 @@ def _call(session, desc, args, kwargs):
         instance.wait()
     finally:
         session.settle(instance)
+    if annotation is None:
+        return None
     if annotation is inspect.Signature.empty:
         return _Future(session, desc, instance)
     return _structure_results(desc.output_structure, instance.outputs())

@@ -8,8 +8,10 @@ variables keep their values.
 import atexit
 import contextlib
 import os
+import signal
 import sys
 import threading
+import traceback
 
 from oneflow.framework import scope as scope_util
 
@@ -215,9 +217,22 @@ class Session:
         itself), "future" (raised by .get(), else by the next sync), "callback" (recorded by the
         result callback)."""
         instance = self.cpp.launch(desc.name, inputs)
+        for finished, finished_owner in [e for e in self.in_flight if e[0].done()]:
+            if finished_owner == "future":
+                self._keep_interrupt(finished)
         self.in_flight = [entry for entry in self.in_flight if not entry[0].done()]
         self.in_flight.append([instance, owner])
         return instance
+
+    def _keep_interrupt(self, finished):
+        """A finished future leaves the in-flight list unread: its error stays for .get(), but
+        a KeyboardInterrupt or SystemExit (from a watch callback) must not wait for that."""
+        try:
+            finished.wait()
+        except Exception:
+            pass
+        except BaseException as interrupt:
+            self.report_error(interrupt)
 
     def settle(self, instance, owner=None):
         """Hands the reporting of the call's error to `owner` ("callback"), or, with no owner, to
@@ -236,13 +251,42 @@ class Session:
         self._raise_pending_errors()
 
     def _wait_all(self):
+        """Waits for every call in flight. The error of a future nobody read is kept for the
+        next sync; a callback's call reports its own error; the caller of a blocking call gets
+        its error. Ctrl-C while waiting is raised at once; the calls not waited for stay in
+        flight."""
         in_flight, self.in_flight = self.in_flight, []
-        for instance, owner in in_flight:
+        for index, (instance, owner) in enumerate(in_flight):
             try:
                 instance.wait()
-            except Exception as error:
+            except BaseException as error:
+                if not instance.done():  # interrupted while waiting, not the call's own error
+                    self.in_flight = in_flight[index:] + self.in_flight
+                    raise
                 if owner == "future":
-                    self.pending_errors.append(error)
+                    self.report_error(error)
+
+    def report_error(self, error):
+        """Keeps an error of an asynchronous call or callback for the main thread: raised by the
+        next call, sync, future.get() or clear_default_session. A KeyboardInterrupt or
+        SystemExit goes first, as it would stop the program there."""
+        if isinstance(error, Exception):
+            self.pending_errors.append(error)
+        else:
+            self.pending_errors.insert(0, error)
+
+    def report_callback_interrupt(self, interrupt, where):
+        """A KeyboardInterrupt or SystemExit raised in a result callback (on a runtime thread):
+        a KeyboardInterrupt becomes a SIGINT sent to the main thread, i.e. exactly a Ctrl-C
+        (raised wherever the main thread is, even blocked outside oneflow, and honouring its
+        SIGINT handler); a SystemExit is raised, as itself, by the main thread's next oneflow
+        call, sync or clear_default_session (or ends the process at exit, with its code)."""
+        sys.stderr.write("oneflow: %s raised in %s:\n" % (type(interrupt).__name__, where))
+        traceback.print_exception(type(interrupt), interrupt, interrupt.__traceback__)
+        if isinstance(interrupt, KeyboardInterrupt):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        else:
+            self.report_error(interrupt)
 
     def _raise_pending_errors(self):
         if self.pending_errors:
@@ -310,6 +354,29 @@ def sync_default_session():
 
 @atexit.register
 def _close_at_exit():
-    if _DefaultSession.session is not None:
-        for error in _DefaultSession.session.close():
-            print("oneflow: unreported error of an asynchronous call: %r" % (error,), file=sys.stderr)
+    """Waits at exit for the calls still in flight. Ctrl-C during that wait ends the process at
+    once, abandoning them (exit status 130, as a shell reports Ctrl-C); a SystemExit left by a
+    callback ends it with its code; other unreported errors are printed."""
+    try:  # first, so that a Ctrl-C at any point of the wait is caught
+        errors = _DefaultSession.session.close() if _DefaultSession.session else []
+    except KeyboardInterrupt:
+        _exit_now(130, "oneflow: interrupted while waiting at exit for calls in flight; "
+                       "exiting without waiting for them")
+    exits = [error for error in errors if isinstance(error, SystemExit)]
+    for error in errors:
+        if not isinstance(error, SystemExit):
+            print("oneflow: unreported error of an asynchronous call: %r" % (error,),
+                  file=sys.stderr)
+    if exits:
+        code = exits[0].code
+        _exit_now(code if isinstance(code, int) else (0 if code is None else 1),
+                  None if code is None or isinstance(code, int) else str(code))
+
+
+def _exit_now(status, message):
+    """Ends the process without waiting for runtime threads that may still be busy."""
+    if message:
+        print(message, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

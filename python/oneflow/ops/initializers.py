@@ -88,3 +88,56 @@ def kaiming_initializer(
     gains = {"relu": 2.0, "leaky_relu": 2.0 / (1 + negative_slope ** 2), "tanh": (5.0 / 3) ** 2}
     scale = gains.get(nonlinearity, 1.0)
     return variance_scaling_initializer(scale, mode, distribution, data_format)
+
+
+_VARIANCE_NORMS = {"kFanIn": "fan_in", "kFanOut": "fan_out", "kAverage": "fan_avg", 0: "fan_in",
+                   1: "fan_out", 2: "fan_avg"}
+_RANDOM_DISTRIBUTIONS = {"kTruncatedNormal": "truncated_normal", "kRandomNormal": "random_normal",
+                         "kRandomUniform": "random_uniform", 0: "truncated_normal",
+                         1: "random_normal", 2: "random_uniform"}
+
+# OneFlow 0.3's InitializerConf (initializer_conf.proto): one field -> (the initializer here,
+# {proto field: (keyword argument, default)}).
+_CONF_KINDS = {
+    "constant_conf": (constant_initializer, {"value": ("value", 0.0)}),
+    "constant_int_conf": (constant_initializer, {"value": ("value", 0)}),
+    "random_uniform_conf": (random_uniform_initializer,
+                            {"min": ("minval", 0.0), "max": ("maxval", 1.0)}),
+    "random_normal_conf": (random_normal_initializer,
+                           {"mean": ("mean", 0.0), "std": ("stddev", 1.0)}),
+    "truncated_normal_conf": (truncated_normal_initializer,
+                              {"mean": ("mean", 0.0), "std": ("stddev", 1.0)}),
+    "variance_scaling_conf": (variance_scaling_initializer, {
+        "scale": ("scale", 1.0), "variance_norm": ("mode", "fan_in"),
+        "distribution": ("distribution", "truncated_normal"), "data_format": ("data_format", "")}),
+}
+_UNSUPPORTED_CONF_KINDS = ("random_uniform_int_conf", "range_conf", "int_range_conf",
+                           "empty_conf", "xavier_conf", "msra_conf")
+
+
+def from_conf(conf, what):
+    """The InitializerConf of OneFlow 0.3's dict form, e.g. {"constant_conf": {"value": 1.0}}."""
+    if not isinstance(conf, dict) or len(conf) != 1:
+        raise TypeError("%s takes a dict with one initializer, e.g. {\"constant_conf\": "
+                        "{\"value\": 1.0}}; got %r" % (what, conf))
+    (kind, fields), = conf.items()
+    if kind in _UNSUPPORTED_CONF_KINDS:
+        raise NotImplementedError("%s: initializer %r is not supported; use one of %s"
+                                  % (what, kind, sorted(_CONF_KINDS)))
+    if kind not in _CONF_KINDS:
+        raise ValueError("%s: unknown initializer %r; expected one of %s"
+                         % (what, kind, sorted(_CONF_KINDS)))
+    if not isinstance(fields, dict):
+        raise TypeError("%s: %r takes a dict of fields, got %r" % (what, kind, fields))
+    make, field_table = _CONF_KINDS[kind]
+    unknown = sorted(set(fields) - set(field_table))
+    if unknown:
+        raise ValueError("%s: %r has no field %s; its fields are %s"
+                         % (what, kind, ", ".join(map(repr, unknown)), sorted(field_table)))
+    kwargs = {argument: fields.get(field, default)
+              for field, (argument, default) in field_table.items()}
+    if kind == "variance_scaling_conf":
+        for argument, names in (("mode", _VARIANCE_NORMS),
+                                ("distribution", _RANDOM_DISTRIBUTIONS)):
+            kwargs[argument] = names.get(kwargs[argument], kwargs[argument])
+    return make(**kwargs)

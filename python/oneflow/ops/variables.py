@@ -33,8 +33,9 @@ def get_variable(
         blob = LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
                         placement=session.variable_placements.get(full_name), sbp=sbp)
         return _gathered_if_sharded(session, full_name, blob)
-    if initializer is None:
-        initializer = initializers.constant_initializer(0.0)
+    if initializer is None:  # the job's FunctionConfig.default_initializer_conf, else zeros
+        initializer = (session.tracing_job.config._default_initializer
+                       or initializers.constant_initializer(0.0))
     if not isinstance(initializer, initializers.InitializerConf):
         raise TypeError("get_variable %r: initializer must come from flow.*_initializer" % full_name)
     seed = initializer.seed if initializer.seed is not None else random_seed

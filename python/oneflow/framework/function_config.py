@@ -1,0 +1,281 @@
+"""flow.FunctionConfig: the settings of one global function, with OneFlow 0.3's names.
+
+Every setting OneFlow 0.3's FunctionConfig had falls in exactly one of three groups:
+  - implemented: the methods of FunctionConfig below (data type, logical view, placement,
+    default initializer, optimizer placement);
+  - accepted and ignored: _TUNING_NO_OPS, knobs that change speed or memory but not the numbers
+    a job computes (or that OneFlow 0.3 itself had deprecated to no effect);
+  - not implemented: _NOT_IMPLEMENTED, settings that would change what a job computes; they
+    raise NotImplementedError, except for the values that keep OneFlow's default behaviour.
+Any other name raises UnknownSettingError (an AttributeError) with the closest known names, so a
+typo such as `default_data_typ` never passes silently.
+"""
+import difflib
+
+from oneflow.framework import dtypes
+
+# name -> why ignoring it keeps the results. Dotted names are reached as config.group.name(...).
+_TUNING_NO_OPS = {
+    "enable_cudnn": "cuDNN or not: the same convolution values either way",
+    "cudnn_buf_limit_mbyte": "cuDNN workspace size",
+    "cudnn_conv_force_fwd_algo": "cuDNN algorithm choice",
+    "cudnn_conv_force_bwd_data_algo": "cuDNN algorithm choice",
+    "cudnn_conv_force_bwd_filter_algo": "cuDNN algorithm choice",
+    "cudnn_conv_heuristic_search_algo": "cuDNN algorithm search",
+    "cudnn_conv_use_deterministic_algo_only":
+        "cuDNN algorithm choice; kernels here are deterministic",
+    "cudnn_conv_enable_pseudo_half": "float16 cuDNN convolutions, which are not run here",
+    "enable_cudnn_conv_pseudo_half": "float16 cuDNN convolutions, which are not run here",
+    "cudnn_conv_enable_true_half": "float16 cuDNN convolutions, which are not run here",
+    "enable_true_half_config_when_conv": "float16 cuDNN convolutions, which are not run here",
+    "enable_cudnn_fused_normalization_add_relu": "kernel fusion",
+    "enable_fuse_add_to_output": "kernel fusion",
+    "enable_fuse_cast_scale": "kernel fusion",
+    "enable_fuse_model_update_ops": "kernel fusion of the optimizer's update",
+    "enable_gradients_stats_aggregation": "fuses the gradient statistics ops",
+    "enable_pseudo_chain_merge": "task-graph chain merging",
+    "enable_reused_mem": "memory reuse between registers",
+    "enable_inplace": "in-place kernels",
+    "enable_inplace_in_reduce_struct": "deprecated in OneFlow 0.3 (no effect there)",
+    "use_memory_allocation_algorithm_v2": "memory planner choice",
+    "static_mem_alloc_policy_white_list.has": "memory planner policy",
+    "static_mem_alloc_policy_white_list.add": "memory planner policy",
+    "static_mem_alloc_policy_white_list.remove": "memory planner policy",
+    "static_mem_alloc_policy_white_list.policy_mem_size_first": "memory planner policy name",
+    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first":
+        "memory planner policy name",
+    "static_mem_alloc_policy_white_list.policy_time_line": "memory planner policy name",
+    "static_mem_alloc_algo_white_list.show": "memory planner policy names",
+    "enable_nccl": "deprecated in OneFlow 0.3 (no effect there)",
+    "use_nccl_inter_node_communication": "deprecated in OneFlow 0.3 (no effect there)",
+    "use_boxing_v2": "deprecated in OneFlow 0.3 (no effect there)",
+    "enable_all_reduce_group": "deprecated in OneFlow 0.3 (no effect there)",
+    "all_reduce_group_num": "deprecated in OneFlow 0.3 (no effect there)",
+    "all_reduce_lazy_ratio": "deprecated in OneFlow 0.3 (no effect there)",
+    "all_reduce_group_min_mbyte": "deprecated in OneFlow 0.3 (no effect there)",
+    "all_reduce_group_size_warmup": "deprecated in OneFlow 0.3 (no effect there)",
+    "all_reduce_fp16": "deprecated in OneFlow 0.3 (no effect there)",
+    "disable_all_reduce_sequence": "deprecated in OneFlow 0.3 (no effect there)",
+    "non_distributed_optimizer_group_size_mbyte": "deprecated in OneFlow 0.3 (no effect there)",
+    "enable_keep_header_only": "deprecated in OneFlow 0.3 (no effect there)",
+    "enable_float_compute_for_half_gemm":
+        "deprecated in OneFlow 0.3: half gemm always accumulates in float",
+    "do_parallel_cast_before_widening_type_cast": "op order of a graph rewrite; same values",
+    "prune_parallel_cast_ops": "removes redundant parallel_cast ops; same values",
+    "prune_cast_to_static_shape_ops": "removes no-op shape casts; same values",
+    "optimizer_placement_optimization_threshold": "which variables get sharded; same values",
+    "train.optimizer_placement_optimization_threshold": "which variables get sharded; same values",
+    "concurrency_width": "scheduling width",
+    "allow_cpu_return_op": "the device the return op runs on",
+    "use_xla_jit": "XLA compilation of the same ops",
+    "use_tensorrt": "TensorRT compilation of the same ops (float32)",
+    "exp_run_conf": "experiment-run (profiling) settings",
+}
+
+# name -> (values that keep OneFlow's default behaviour, what the setting would do). A setter
+# called without a value means True, as in OneFlow 0.3.
+_NOT_IMPLEMENTED = {
+    "enable_auto_mixed_precision": ((False,), "float16 mixed precision is not supported"),
+    "enable_quantization_aware_training": (
+        (False,), "quantization aware training is not supported"),
+    "enable_qat": ((False,), "quantization aware training is not supported"),
+    "qat.per_channel_weight_quantization": ((), "quantization aware training is not supported"),
+    "qat.symmetric": ((), "quantization aware training is not supported"),
+    "qat.moving_min_max_momentum": ((), "quantization aware training is not supported"),
+    "qat.moving_min_max_stop_update_after_iters": (
+        (), "quantization aware training is not supported"),
+    "qat.target_backend": ((), "quantization aware training is not supported"),
+    "tensorrt.use_fp16": ((False,), "TensorRT float16 compute is not supported"),
+    "tensorrt.use_int8": ((False,), "TensorRT int8 compute is not supported"),
+    "tensorrt.int8_calibration": ((), "TensorRT int8 compute is not supported"),
+    "indexed_slices_optimizer_conf": (
+        (), "sparse (indexed-slices) optimizer updates are not supported"),
+    "train.model_update_conf": (
+        (), "the legacy train.* optimizer settings are not supported; use "
+            "flow.optimizer.<Optimizer>(scheduler, ...).minimize(loss) in the job"),
+    "train.primary_lr": (
+        (), "the legacy train.* learning rate is not supported; give the learning rate to "
+            "flow.optimizer.<Optimizer>(flow.optimizer.PiecewiseConstantScheduler([], [lr]))"),
+    "train.secondary_lr": ((), "the legacy train.* learning rate is not supported"),
+    "train.loss_scale_factor": (
+        (), "the legacy train.* loss scale is not supported; use the optimizer's "
+            "loss_scale_factor"),
+}
+
+# Implemented under another name: name -> FunctionConfig method.
+_ALIASES = {
+    "train.optimizer_placement_optimization_mode": "optimizer_placement_optimization_mode",
+}
+
+
+class UnknownSettingError(AttributeError):
+    """A FunctionConfig setting OneFlow 0.3 never had (usually a typo)."""
+
+
+def _known_names():
+    methods = [name for name in vars(FunctionConfig) if not name.startswith("_")]
+    return sorted(set(methods) | set(_TUNING_NO_OPS) | set(_NOT_IMPLEMENTED) | set(_ALIASES))
+
+
+def _unknown(name):
+    close = difflib.get_close_matches(name, _known_names(), n=3, cutoff=0.6)
+    hint = "; did you mean %s?" % " or ".join(repr(c) for c in close) if close else ""
+    return UnknownSettingError(
+        "FunctionConfig has no setting %r (OneFlow 0.3's FunctionConfig had none by that "
+        "name)%s" % (name, hint))
+
+
+def _flag_value(args, kwargs):
+    """The value given to a setter; OneFlow 0.3's boolean setters default to True."""
+    values = list(args) + list(kwargs.values())
+    return values[0] if values else True
+
+
+def _no_op(config, name):
+    def setter(*args, **kwargs):
+        config._ignored[name] = (args, kwargs)
+        return _NO_OP_RESULTS.get(name, lambda *a: None)(config, *args)
+
+    setter.__doc__ = "Accepted and ignored: %s." % _TUNING_NO_OPS[name]
+    return setter
+
+
+def _not_implemented(name):
+    allowed, effect = _NOT_IMPLEMENTED[name]
+
+    def setter(*args, **kwargs):
+        value = _flag_value(args, kwargs)
+        if any(value is a or (type(value) is type(a) and value == a) for a in allowed):
+            return None
+        raise NotImplementedError("FunctionConfig.%s(%r): %s" % (name, value, effect))
+
+    return setter
+
+
+def _memory_policies(config, *args):
+    return config._ignored.setdefault("memory_policies", set())
+
+
+_NO_OP_RESULTS = {
+    "static_mem_alloc_policy_white_list.has":
+        lambda config, policy: policy in _memory_policies(config),
+    "static_mem_alloc_policy_white_list.add":
+        lambda config, policy: _memory_policies(config).add(policy),
+    "static_mem_alloc_policy_white_list.remove":
+        lambda config, policy: _memory_policies(config).discard(policy),
+    "static_mem_alloc_policy_white_list.policy_mem_size_first":
+        lambda config: "use_mem_size_first_algo",
+    "static_mem_alloc_policy_white_list.policy_mutual_exclusion_first":
+        lambda config: "use_mutual_exclusion_first_algo",
+    "static_mem_alloc_policy_white_list.policy_time_line": lambda config: "use_time_line_algo",
+    "static_mem_alloc_algo_white_list.show": lambda config: [
+        "use_mem_size_first_algo", "use_mutual_exclusion_first_algo", "use_time_line_algo"],
+}
+
+
+def _setting(config, name):
+    """The setter (or group of settings, for a dotted prefix) called `name`."""
+    if name in _ALIASES:
+        return getattr(config, _ALIASES[name])
+    if name in _TUNING_NO_OPS:
+        return _no_op(config, name)
+    if name in _NOT_IMPLEMENTED:
+        return _not_implemented(name)
+    if any(known.startswith(name + ".") for known in _known_names()):
+        return _SettingGroup(config, name)
+    raise _unknown(name)
+
+
+class _SettingGroup:
+    """A dotted group of settings, e.g. config.train or config.tensorrt."""
+
+    def __init__(self, config, prefix):
+        self._config, self._prefix = config, prefix
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _setting(self._config, "%s.%s" % (self._prefix, name))
+
+
+class FunctionConfig:
+    """Per-function settings (see the module docstring for the three kinds)."""
+
+    def __init__(self):
+        self._data_type = dtypes.float32
+        self._placement = None
+        self._logical_view = "consistent"
+        self._optimizer_placement = "non_distributed"
+        self._default_initializer = None  # an InitializerConf, for get_variable without one
+        self._ignored = {}  # accepted tuning settings: name -> (args, kwargs)
+
+    def default_data_type(self, dtype=None):
+        """The data type of the job's blobs where an op does not say (default float32)."""
+        if dtype is None:
+            return self._data_type
+        self._data_type = dtypes.check(dtype, "default_data_type")
+
+    def data_type(self):
+        return self._data_type
+
+    def default_initializer_conf(self, conf):
+        """The initializer of flow.get_variable calls without one, in OneFlow 0.3's dict form:
+        {"constant_conf": {"value": 1.0}}, {"random_uniform_conf": {"min": 0, "max": 1}},
+        {"random_normal_conf" or "truncated_normal_conf": {"mean": 0, "std": 1}} or
+        {"variance_scaling_conf": {"scale": 1, "variance_norm": "kFanIn",
+        "distribution": "kTruncatedNormal"}}."""
+        from oneflow.ops import initializers
+
+        self._default_initializer = initializers.from_conf(
+            conf, "FunctionConfig.default_initializer_conf")
+
+    def default_logical_view(self, view):
+        """flow.scope.consistent_view() (the default) or flow.scope.mirrored_view()."""
+        from oneflow.framework.scope import LogicalView
+
+        if not isinstance(view, LogicalView):
+            raise TypeError("FunctionConfig.default_logical_view takes flow.scope."
+                            "consistent_view() or flow.scope.mirrored_view(), got %r" % (view,))
+        self._logical_view = view.name
+
+    def default_distribute_strategy(self, strategy):
+        """Deprecated name of default_logical_view (OneFlow 0.3 printed a warning)."""
+        from oneflow.framework.scope import LogicalView
+
+        if not isinstance(strategy, LogicalView):
+            raise NotImplementedError(
+                "FunctionConfig.default_distribute_strategy(%r): only flow.distribute."
+                "consistent_strategy() / mirrored_strategy() (the same as flow.scope."
+                "consistent_view() / mirrored_view()) are supported" % (strategy,))
+        self.default_logical_view(strategy)
+
+    def default_placement_scope(self, placement):
+        """The placement of ops created outside any flow.scope.placement in the job."""
+        from oneflow.framework.scope import Placement
+
+        if not isinstance(placement, Placement):
+            raise TypeError("FunctionConfig.default_placement_scope takes flow.scope."
+                            "placement(device_tag, devices), got %r" % (placement,))
+        self._placement = placement
+
+    def optimizer_placement_optimization_mode(self, mode):
+        """"distributed_split" (ZeRO-style): a trainable variable of a train job that would be
+        broadcast over several devices is stored split along axis 0 instead; its readers get it
+        whole through an all-gather, its gradient is reduce-scattered, and each device updates
+        (and keeps the optimizer state of) its own slice only. Same numbers, less update work and
+        memory per device. "non_distributed" (the default): replicated variables."""
+        if mode not in ("distributed_split", "non_distributed"):
+            raise ValueError("optimizer_placement_optimization_mode must be 'distributed_split' "
+                             "or 'non_distributed', got %r" % (mode,))
+        self._optimizer_placement = mode
+
+    def enable_non_distributed_optimizer(self, value=True):
+        """OneFlow 0.3's older switch: True means optimizer_placement_optimization_mode(
+        "non_distributed"); False leaves the mode as it is."""
+        if value:
+            self.optimizer_placement_optimization_mode("non_distributed")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _setting(self, name)
