@@ -25,8 +25,8 @@ def test_debug_mode_dumps_jobs_and_plan(tmp_path, monkeypatch, sgd):
     ]
     traced = (tmp_path / "job_dumped.traced.prototxt").read_text()
     completed = (tmp_path / "job_dumped.completed.prototxt").read_text()
-    assert '"mm"' in traced and "sgd_update" not in traced
-    assert "sgd_update" in completed and 'created_by_pass: "autograd"' in completed
+    assert '"mm"' in traced and 'op_type: "sgd_update"' not in traced
+    assert 'op_type: "sgd_update"' in completed and 'created_by_pass: "autograd"' in completed
     assert (tmp_path / "plan.dot").read_text().startswith("digraph plan")
     assert "task_type: kSourceTick" in (tmp_path / "plan.prototxt").read_text()
     task_graph = (tmp_path / "task_graph_dumped.prototxt").read_text()
