@@ -1,6 +1,8 @@
-// broadcast_add, broadcast_sub, broadcast_mul, broadcast_div: z = x (op) y with numpy
-// broadcasting. Gradients are built from existing ops; reduce_sum_like sums a gradient back to
-// an input's shape where that input was broadcast.
+// The broadcast binary family: z = x (op) y with numpy broadcasting, declared from one table.
+// Arithmetic (add, sub, mul, div, pow, maximum, minimum, floor_mod, floordiv) keeps x's dtype;
+// comparisons and logical and/or give int8 (1 or 0), as in OneFlow 0.3, and have no gradient.
+// Gradients are built from existing ops; reduce_sum_like sums a gradient back to an input's
+// shape where that input was broadcast.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -10,20 +12,6 @@
 namespace oneflow {
 
 namespace {
-
-std::function<void(InferContext&)> MakeBroadcastInfer(std::string op_type, bool allow_integers) {
-  return [op_type, allow_integers](InferContext& ctx) {
-    const BlobDesc& x = ctx.Input("x");
-    const BlobDesc& y = ctx.Input("y");
-    CheckSameDataType(op_type, "x", x.data_type, "y", y.data_type);
-    if (allow_integers) {
-      CheckDataTypeIn(op_type, "x", x.data_type, {kFloat, kDouble, kInt32, kInt64});
-    } else {
-      CheckFloatingDataType(op_type, "x", x.data_type);
-    }
-    ctx.Output("z") = BlobDesc{BroadcastShapes(op_type, x.shape, y.shape), x.data_type};
-  };
-}
 
 std::function<void(SbpContext&)> MakeBroadcastSbp(PartialSumRule rule) {
   return [rule](SbpContext& ctx) {
@@ -102,38 +90,153 @@ void GenerateDivGrad(GradContext& ctx) {
   }
 }
 
+std::string Unary(GradContext& ctx, const std::string& suffix, const std::string& op_type,
+                  const std::string& x) {
+  return ctx.AddOp(suffix, OpConfBuilder(op_type, "").Input("x", x), "y");
+}
+
+std::string ZerosLike(GradContext& ctx, const std::string& suffix, const std::string& like) {
+  return ctx.AddOp(suffix, OpConfBuilder("constant_like", "").Input("like", like).Attr("value", 0.0));
+}
+
+std::string Where(GradContext& ctx, const std::string& suffix, const std::string& condition,
+                  const std::string& x, const std::string& y) {
+  return ctx.AddOp(suffix,
+                   OpConfBuilder("where", "").Input("condition", condition).Input("x", x).Input(
+                       "y", y));
+}
+
+// z = x ^ y: dx = dz * y * x ^ (y - 1) and dy = dz * z * log(x).
+void GeneratePowGrad(GradContext& ctx) {
+  if (ctx.NeedInputGrad("x")) {
+    std::string exponent = ctx.AddOp(
+        "x_grad_exponent",
+        OpConfBuilder("scalar_add", "").Input("in", ctx.Input("y")).Attr("operand", -1.0));
+    std::string power = Binary(ctx, "x_grad_pow", "broadcast_pow", ctx.Input("x"), exponent);
+    std::string scaled = Binary(ctx, "x_grad_scale", "broadcast_mul", power, ctx.Input("y"));
+    std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), scaled);
+    ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
+  }
+  if (ctx.NeedInputGrad("y")) {
+    std::string log = Unary(ctx, "y_grad_log", "log", ctx.Input("x"));
+    std::string scaled = Binary(ctx, "y_grad_scale", "broadcast_mul", ctx.Output("z"), log);
+    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), scaled);
+    ctx.SetInputGrad("y", ReduceToInput(ctx, product, "y", "y_grad"));
+  }
+}
+
+// maximum (minimum): the gradient goes to x where x >= y (x <= y), else to y.
+GradFn MakeSelectGrad(const std::string& compare_type) {
+  return [compare_type](GradContext& ctx) {
+    std::string chose_x = Binary(ctx, "grad_mask", compare_type, ctx.Input("x"), ctx.Input("y"));
+    std::string dz = ctx.OutputGrad("z");
+    std::string zeros = ZerosLike(ctx, "grad_zeros", dz);
+    if (ctx.NeedInputGrad("x")) {
+      std::string routed = Where(ctx, "x_grad_where", chose_x, dz, zeros);
+      ctx.SetInputGrad("x", ReduceToInput(ctx, routed, "x", "x_grad"));
+    }
+    if (ctx.NeedInputGrad("y")) {
+      std::string routed = Where(ctx, "y_grad_where", chose_x, zeros, dz);
+      ctx.SetInputGrad("y", ReduceToInput(ctx, routed, "y", "y_grad"));
+    }
+  };
+}
+
+// z = x - floor(x / y) * y: dx = dz, dy = -dz * floor(x / y).
+void GenerateFloorModGrad(GradContext& ctx) {
+  if (ctx.NeedInputGrad("x")) {
+    ctx.SetInputGrad("x", ReduceToInput(ctx, ctx.OutputGrad("z"), "x", "x_grad"));
+  }
+  if (ctx.NeedInputGrad("y")) {
+    std::string quotient =
+        Binary(ctx, "y_grad_floordiv", "broadcast_floordiv", ctx.Input("x"), ctx.Input("y"));
+    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), quotient);
+    std::string reduced = ReduceToInput(ctx, product, "y", "y_grad_sum");
+    ctx.SetInputGrad("y", Negate(ctx, "y_grad", reduced));
+  }
+}
+
+// Piecewise constant in both inputs.
+void GenerateZeroGrad(GradContext& ctx) {
+  for (const char* argument : {"x", "y"}) {
+    if (ctx.NeedInputGrad(argument)) {
+      ctx.SetInputGrad(argument,
+                       ZerosLike(ctx, std::string(argument) + "_grad", ctx.Input(argument)));
+    }
+  }
+}
+
+enum class BinaryKind {
+  kArithmetic,  // float32/64, int32/64 unless floating_only; z has x's dtype
+  kCompare,     // float32/64, int8/32/64; z is int8
+};
+
+struct BinaryOpSpec {
+  const char* op_type;
+  BinaryKind kind;
+  bool floating_only;
+  PartialSumRule partial_sum_rule;
+  GradFn grad;  // empty: not differentiable
+};
+
+const std::vector<BinaryOpSpec>& BinaryOpSpecs() {
+  using K = BinaryKind;
+  using P = PartialSumRule;
+  static const std::vector<BinaryOpSpec> specs = {
+      {"broadcast_add", K::kArithmetic, false, P::kBothPartial, GenerateAddGrad},
+      {"broadcast_sub", K::kArithmetic, false, P::kBothPartial, GenerateSubGrad},
+      {"broadcast_mul", K::kArithmetic, false, P::kEitherPartial, GenerateMulGrad},
+      {"broadcast_div", K::kArithmetic, true, P::kFirstPartial, GenerateDivGrad},
+      {"broadcast_pow", K::kArithmetic, true, P::kNone, GeneratePowGrad},
+      {"broadcast_maximum", K::kArithmetic, false, P::kNone,
+       MakeSelectGrad("broadcast_greater_equal")},
+      {"broadcast_minimum", K::kArithmetic, false, P::kNone,
+       MakeSelectGrad("broadcast_less_equal")},
+      {"broadcast_floor_mod", K::kArithmetic, false, P::kNone, GenerateFloorModGrad},
+      {"broadcast_floordiv", K::kArithmetic, false, P::kNone, GenerateZeroGrad},
+      {"broadcast_equal", K::kCompare, false, P::kNone, {}},
+      {"broadcast_not_equal", K::kCompare, false, P::kNone, {}},
+      {"broadcast_greater", K::kCompare, false, P::kNone, {}},
+      {"broadcast_greater_equal", K::kCompare, false, P::kNone, {}},
+      {"broadcast_less", K::kCompare, false, P::kNone, {}},
+      {"broadcast_less_equal", K::kCompare, false, P::kNone, {}},
+      {"broadcast_logical_and", K::kCompare, false, P::kNone, {}},
+      {"broadcast_logical_or", K::kCompare, false, P::kNone, {}},
+  };
+  return specs;
+}
+
+InferFn MakeBroadcastInfer(const BinaryOpSpec& spec) {
+  const std::string op_type = spec.op_type;
+  const bool compare = spec.kind == BinaryKind::kCompare;
+  std::vector<DataType> allowed = {kFloat, kDouble};
+  if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt32, kInt64}); }
+  if (compare) { allowed.push_back(kInt8); }
+  return [op_type, compare, allowed](InferContext& ctx) {
+    const BlobDesc& x = ctx.Input("x");
+    const BlobDesc& y = ctx.Input("y");
+    CheckSameDataType(op_type, "x", x.data_type, "y", y.data_type);
+    CheckDataTypeIn(op_type, "x", x.data_type, allowed);
+    ctx.Output("z") =
+        BlobDesc{BroadcastShapes(op_type, x.shape, y.shape), compare ? kInt8 : x.data_type};
+  };
+}
+
+const bool kBinaryOpsRegistered = [] {
+  for (const BinaryOpSpec& spec : BinaryOpSpecs()) {
+    OpDefBuilder builder(spec.op_type);
+    builder.Input("x").Input("y").Output("z").KernelDataTypeFrom("x");
+    builder.SetInferFn(MakeBroadcastInfer(spec)).SetSbpFn(MakeBroadcastSbp(spec.partial_sum_rule));
+    if (spec.grad) {
+      builder.SetGradFn(spec.grad);
+    } else {
+      builder.NonDifferentiable();
+    }
+    OpRegistrar{builder};
+  }
+  return true;
+}();
+
 }  // namespace
-
-REGISTER_OP("broadcast_add")
-    .Input("x")
-    .Input("y")
-    .Output("z")
-    .SetInferFn(MakeBroadcastInfer("broadcast_add", true))
-    .SetSbpFn(MakeBroadcastSbp(PartialSumRule::kBothPartial))
-    .SetGradFn(GenerateAddGrad);
-
-REGISTER_OP("broadcast_sub")
-    .Input("x")
-    .Input("y")
-    .Output("z")
-    .SetInferFn(MakeBroadcastInfer("broadcast_sub", true))
-    .SetSbpFn(MakeBroadcastSbp(PartialSumRule::kBothPartial))
-    .SetGradFn(GenerateSubGrad);
-
-REGISTER_OP("broadcast_mul")
-    .Input("x")
-    .Input("y")
-    .Output("z")
-    .SetInferFn(MakeBroadcastInfer("broadcast_mul", true))
-    .SetSbpFn(MakeBroadcastSbp(PartialSumRule::kEitherPartial))
-    .SetGradFn(GenerateMulGrad);
-
-REGISTER_OP("broadcast_div")
-    .Input("x")
-    .Input("y")
-    .Output("z")
-    .SetInferFn(MakeBroadcastInfer("broadcast_div", false))
-    .SetSbpFn(MakeBroadcastSbp(PartialSumRule::kFirstPartial))
-    .SetGradFn(GenerateDivGrad);
 
 }  // namespace oneflow

@@ -1,5 +1,6 @@
 // scalar_add: out = in + operand; scalar_mul: out = in * operand. For integer inputs the
 // operand must be a whole number (it is converted to the input's type; 0.5 would become 0).
+// scalar_pow: out = in ^ exponent, floating dtypes only.
 
 #include <cmath>
 
@@ -32,6 +33,22 @@ void CheckOperandFitsInput(const InferContext& ctx, const char* op_type) {
   }
 }
 
+// d in^p = p * in^(p - 1) * dout, from scalar_pow, scalar_mul and broadcast_mul.
+void GenerateScalarPowGrad(GradContext& ctx) {
+  if (!ctx.NeedInputGrad("in")) { return; }
+  const double exponent = ctx.Attr<double>("exponent");
+  std::string power = ctx.AddOp("in_grad_pow", OpConfBuilder("scalar_pow", "")
+                                                   .Input("in", ctx.Input("in"))
+                                                   .Attr("exponent", exponent - 1.0));
+  std::string scaled = ctx.AddOp(
+      "in_grad_scale", OpConfBuilder("scalar_mul", "").Input("in", power).Attr("operand", exponent));
+  ctx.SetInputGrad("in", ctx.AddOp("in_grad",
+                                   OpConfBuilder("broadcast_mul", "")
+                                       .Input("x", scaled)
+                                       .Input("y", ctx.OutputGrad("out")),
+                                   "z"));
+}
+
 }  // namespace
 
 REGISTER_OP("scalar_add")
@@ -62,5 +79,17 @@ REGISTER_OP("scalar_mul")
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), true);
     })
     .SetGradFn(GenerateScalarMulGrad);
+
+REGISTER_OP("scalar_pow")
+    .Input("in")
+    .Output("out")
+    .Attr<double>("exponent", 1.0)
+    .SetInferFn([](InferContext& ctx) {
+      InferElementwiseUnary(ctx, "scalar_pow", "in", "out", {kFloat, kDouble});
+    })
+    .SetSbpFn([](SbpContext& ctx) {
+      AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), false);
+    })
+    .SetGradFn(GenerateScalarPowGrad);
 
 }  // namespace oneflow

@@ -19,6 +19,33 @@ void AddElementwiseSignatures(SbpContext& ctx, int64_t num_axes, bool partial_su
   ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
 }
 
+void AddBroadcastSignatures(SbpContext& ctx,
+                            const std::vector<std::pair<std::string, Shape>>& inputs,
+                            const std::string& output) {
+  int64_t num_axes = 0;
+  for (const auto& input : inputs) { num_axes = std::max(num_axes, input.second.num_axes()); }
+  for (int64_t axis = 0; axis < num_axes; ++axis) {
+    int64_t out_dim = 1;
+    for (const auto& input : inputs) {
+      out_dim = std::max(out_dim, ExtendShapeTo(input.second, num_axes).At(axis));
+    }
+    if (out_dim <= 1) { continue; }
+    SbpContext::SignatureBuilder builder = ctx.NewSignature();
+    for (const auto& input : inputs) {
+      int64_t offset = num_axes - input.second.num_axes();
+      if (ExtendShapeTo(input.second, num_axes).At(axis) == out_dim) {
+        builder.Split(input.first, axis - offset);
+      } else {
+        builder.Broadcast(input.first);
+      }
+    }
+    builder.Split(output, axis).Build();
+  }
+  SbpContext::SignatureBuilder all_broadcast = ctx.NewSignature();
+  for (const auto& input : inputs) { all_broadcast.Broadcast(input.first); }
+  all_broadcast.Broadcast(output).Build();
+}
+
 void AddBroadcastBinarySignatures(SbpContext& ctx, const std::string& x, const std::string& y,
                                   const std::string& z, const Shape& x_shape, const Shape& y_shape,
                                   PartialSumRule rule) {

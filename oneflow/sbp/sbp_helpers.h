@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "oneflow/common/shape.h"
@@ -31,6 +32,13 @@ enum class PartialSumRule {
 void AddBroadcastBinarySignatures(SbpContext& ctx, const std::string& x, const std::string& y,
                                   const std::string& z, const Shape& x_shape, const Shape& y_shape,
                                   PartialSumRule rule);
+
+// Ops whose inputs broadcast together to the output (numpy rules, e.g. where): for each output
+// axis of size > 1, split the output there, split each input that has that axis at full size
+// and broadcast the others; plus all broadcast. `inputs`: (argument, logical shape).
+void AddBroadcastSignatures(SbpContext& ctx,
+                            const std::vector<std::pair<std::string, Shape>>& inputs,
+                            const std::string& output);
 
 // Sum reductions of `input` over normalised `axes`: a split on a kept axis stays a split of the
 // output (at its position after dropping reduced axes unless keepdims); a split on a reduced axis

@@ -17,6 +17,7 @@ from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa:
 from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,
 )
+from oneflow.ops.math_ops import where  # noqa: F401
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401
@@ -26,9 +27,10 @@ from oneflow.ops.initializers import (  # noqa: F401
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401
-    checkpoint, config, deprecated, distribute, env, experimental, layers, math, nn, optimizer,
-    regularizers, scope, train, typing, unittest,
+    checkpoint, config, deprecated, distribute, env, experimental, keras, layers, math, nn,
+    optimizer, regularizers, scope, train, typing, unittest,
 )
+from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 INVALID_SPLIT_AXIS = None
 INVALID_BATCH_AXIS = None
@@ -57,3 +59,6 @@ def load_variables(value_dict, ignore_mismatch=True):
 def get_all_variables():
     """name -> value (.numpy(), .shape, .dtype) of every variable of the session."""
     return checkpoint.get_all_variables()
+
+
+__getattr__ = _missing_name_hook("oneflow")

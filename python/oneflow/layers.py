@@ -1,2 +1,5 @@
 """oneflow.layers"""
 from oneflow.ops.layers import dense  # noqa: F401
+from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
+
+__getattr__ = _missing_name_hook("oneflow.layers")

@@ -1,4 +1,12 @@
 """oneflow.math"""
 from oneflow.ops.math_ops import (  # noqa: F401
-    add, divide, multiply, negative, reduce_mean, reduce_sum, relu, sigmoid, square, subtract, tanh,
+    abs, acos, acosh, add, add_n, asin, asinh, atan, atanh, ceil, cos, cosh, divide, equal, erf,
+    erfc, exp, expm1, floor, floordiv, gelu, greater, greater_equal, less, less_equal, lgamma,
+    log, log1p, log_sigmoid, logical_and, logical_not, logical_or, maximum, minimum, mod,
+    multiply, negative, not_equal, pow, reciprocal, reciprocal_no_nan, reduce_mean, reduce_sum,
+    relu, rint, round, rsqrt, sigmoid, sigmoid_v2, sign, sin, sinh, softplus, sqrt, square,
+    subtract, tan, tanh,
 )
+from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
+
+__getattr__ = _missing_name_hook("oneflow.math")

@@ -1,60 +1,85 @@
-// CPU broadcast_add/sub/mul/div. Same-shape inputs run one flat loop; otherwise rows of the
-// merged innermost axis run with each input either contiguous or a repeated scalar, which
-// covers row and column broadcasting with vectorisable loops.
+// CPU kernels of the broadcast binary family (oneflow/ops/broadcast_binary.cpp). Same-shape
+// inputs run one flat loop; otherwise rows of the merged innermost axis run with each input
+// either contiguous or a repeated scalar, which covers row and column broadcasting with
+// vectorisable loops (elementwise_loops.h: compiled per vector ISA).
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/broadcast_plan.h"
+#include "oneflow/kernels/cpu/elementwise_loops.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
 
 namespace {
 
-struct AddFunctor {
+#define OF_BINARY_FUNCTOR(Name, expression) \
+  struct Name {                            \
+    template <typename T>                  \
+    static auto Apply(T x, T y) {          \
+      return expression;                   \
+    }                                      \
+  };
+
+// clang-format off
+OF_BINARY_FUNCTOR(AddFunctor, x + y)
+OF_BINARY_FUNCTOR(SubFunctor, x - y)
+OF_BINARY_FUNCTOR(MulFunctor, x * y)
+OF_BINARY_FUNCTOR(DivFunctor, x / y)
+OF_BINARY_FUNCTOR(PowFunctor, T(std::pow(x, y)))
+// NaN in either input gives NaN, as numpy.maximum / minimum.
+OF_BINARY_FUNCTOR(MaximumFunctor, (x > y || x != x) ? x : y)
+OF_BINARY_FUNCTOR(MinimumFunctor, (x < y || x != x) ? x : y)
+OF_BINARY_FUNCTOR(EqualFunctor, int8_t(x == y))
+OF_BINARY_FUNCTOR(NotEqualFunctor, int8_t(x != y))
+OF_BINARY_FUNCTOR(GreaterFunctor, int8_t(x > y))
+OF_BINARY_FUNCTOR(GreaterEqualFunctor, int8_t(x >= y))
+OF_BINARY_FUNCTOR(LessFunctor, int8_t(x < y))
+OF_BINARY_FUNCTOR(LessEqualFunctor, int8_t(x <= y))
+OF_BINARY_FUNCTOR(LogicalAndFunctor, int8_t(x != T(0) && y != T(0)))
+OF_BINARY_FUNCTOR(LogicalOrFunctor, int8_t(x != T(0) || y != T(0)))
+// clang-format on
+#undef OF_BINARY_FUNCTOR
+
+// Python's floor division and modulo: the remainder takes the divisor's sign. Integer division
+// by zero gives 0 (as numpy, without its warning) instead of trapping.
+struct FloorModFunctor {
   template <typename T>
   static T Apply(T x, T y) {
-    return x + y;
+    if constexpr (std::is_floating_point_v<T>) {
+      const T remainder = std::fmod(x, y);
+      return remainder != T(0) && ((remainder < T(0)) != (y < T(0))) ? remainder + y : remainder;
+    } else {
+      const T safe_y = y == T(0) ? T(1) : y;
+      const T remainder = x % safe_y;
+      const T adjusted =
+          remainder != T(0) && ((remainder < T(0)) != (safe_y < T(0))) ? remainder + safe_y
+                                                                         : remainder;
+      return y == T(0) ? T(0) : adjusted;
+    }
   }
 };
-struct SubFunctor {
+struct FloorDivFunctor {
   template <typename T>
   static T Apply(T x, T y) {
-    return x - y;
-  }
-};
-struct MulFunctor {
-  template <typename T>
-  static T Apply(T x, T y) {
-    return x * y;
-  }
-};
-struct DivFunctor {
-  template <typename T>
-  static T Apply(T x, T y) {
-    return x / y;
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::floor(x / y);
+    } else {
+      const T safe_y = y == T(0) ? T(1) : y;
+      const T quotient = x / safe_y;
+      const T adjusted = (x % safe_y != T(0) && ((x < T(0)) != (safe_y < T(0)))) ? quotient - T(1)
+                                                                                   : quotient;
+      return y == T(0) ? T(0) : adjusted;
+    }
   }
 };
 
-template <typename Functor, typename T>
-void BinaryRow(const T* __restrict__ x, int64_t x_stride, const T* __restrict__ y, int64_t y_stride,
-               T* __restrict__ z, int64_t count) {
-  if (x_stride == 1 && y_stride == 1) {
-    for (int64_t i = 0; i < count; ++i) { z[i] = Functor::Apply(x[i], y[i]); }
-  } else if (x_stride == 1) {
-    const T y_value = *y;
-    for (int64_t i = 0; i < count; ++i) { z[i] = Functor::Apply(x[i], y_value); }
-  } else if (y_stride == 1) {
-    const T x_value = *x;
-    for (int64_t i = 0; i < count; ++i) { z[i] = Functor::Apply(x_value, y[i]); }
-  } else {
-    const T value = Functor::Apply(*x, *y);
-    for (int64_t i = 0; i < count; ++i) { z[i] = value; }
-  }
-}
-
-template <typename Functor, typename T>
+// Out: z's element type (T, or int8 for comparisons and logical ops).
+template <typename Functor, typename T, typename Out = T>
 class BroadcastBinaryKernel final : public Kernel {
  public:
   explicit BroadcastBinaryKernel(const KernelInitContext& ctx) {
@@ -65,7 +90,7 @@ class BroadcastBinaryKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     const T* x = ctx.Input("x").data<T>();
     const T* y = ctx.Input("y").data<T>();
-    T* z = ctx.Output("z").mut_data<T>();
+    Out* z = ctx.Output("z").mut_data<Out>();
     const BroadcastPlan& plan = plan_;
     const int64_t row_size = plan.row_size();
     if (plan.row_count() == 1) {
@@ -91,21 +116,43 @@ class BroadcastBinaryKernel final : public Kernel {
   BroadcastPlan plan_;
 };
 
-#define OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, data_type, T) \
-  REGISTER_KERNEL(op_type, "cpu", data_type, BroadcastBinaryKernel<Functor, T>)
+#define OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, data_type, T, Out) \
+  REGISTER_KERNEL(op_type, "cpu", data_type, BroadcastBinaryKernel<Functor, T, Out>)
 
-#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)  \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float);   \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double); \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t); \
-  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t)
+#define OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor)         \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float, float); \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double, double)
+
+#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)              \
+  OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor);                    \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t, int32_t); \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t, int64_t)
+
+#define OF_REGISTER_BROADCAST_COMPARE_KERNELS(op_type, Functor)                 \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float, int8_t);     \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double, int8_t);   \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt8, int8_t, int8_t);     \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t, int8_t);   \
+  OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t, int8_t)
 
 }  // namespace
 
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_add", AddFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_sub", SubFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_mul", MulFunctor);
-OF_REGISTER_BROADCAST_KERNEL("broadcast_div", DivFunctor, kFloat, float);
-OF_REGISTER_BROADCAST_KERNEL("broadcast_div", DivFunctor, kDouble, double);
+OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_div", DivFunctor);
+OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_pow", PowFunctor);
+OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_maximum", MaximumFunctor);
+OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_minimum", MinimumFunctor);
+OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_floor_mod", FloorModFunctor);
+OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_floordiv", FloorDivFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_equal", EqualFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_not_equal", NotEqualFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_greater", GreaterFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_greater_equal", GreaterEqualFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_less", LessFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_less_equal", LessEqualFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_logical_and", LogicalAndFunctor);
+OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_logical_or", LogicalOrFunctor);
 
 }  // namespace oneflow

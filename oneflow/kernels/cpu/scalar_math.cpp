@@ -1,7 +1,10 @@
-// CPU scalar_add and scalar_mul; the operand is converted to the element type once, at
-// construction.
+// CPU scalar_add, scalar_mul and scalar_pow; the operand is converted to the element type
+// once, at construction.
+
+#include <cmath>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/elementwise_loops.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -21,11 +24,28 @@ struct ScalarMul {
   }
 };
 
+struct ScalarPow {
+  template <typename T>
+  static T Apply(T x, T exponent) {
+    return std::pow(x, exponent);
+  }
+};
+
+// Adapts a (value, operand) functor to UnaryLoop's Forward(x, params).
+template <typename Functor>
+struct WithOperand {
+  template <typename T>
+  static T Forward(T x, T operand) {
+    return Functor::Apply(x, operand);
+  }
+};
+
 template <typename Functor, typename T>
 class ScalarMathKernel final : public Kernel {
  public:
   explicit ScalarMathKernel(const KernelInitContext& ctx)
-      : operand_(static_cast<T>(ctx.Attr<double>("operand"))) {}
+      : operand_(static_cast<T>(ctx.Attr<double>(ctx.conf().attr().count("exponent") ? "exponent"
+                                                                                      : "operand"))) {}
 
   void Forward(KernelContext& ctx) override {
     const T* in = ctx.Input("in").data<T>();
@@ -33,11 +53,8 @@ class ScalarMathKernel final : public Kernel {
     const T operand = operand_;
     ParallelForElements(ctx, ctx.Input("in").elem_count(), kElementwiseGrain,
                         [=](int64_t begin, int64_t end) {
-                          const T* __restrict__ x = in;
-                          T* __restrict__ y = out;
-                          for (int64_t i = begin; i < end; ++i) {
-                            y[i] = Functor::Apply(x[i], operand);
-                          }
+                          UnaryLoop<WithOperand<Functor>>(in + begin, out + begin, end - begin,
+                                                          operand);
                         });
   }
 
@@ -55,5 +72,7 @@ class ScalarMathKernel final : public Kernel {
 
 OF_REGISTER_SCALAR_MATH_KERNELS("scalar_add", ScalarAdd);
 OF_REGISTER_SCALAR_MATH_KERNELS("scalar_mul", ScalarMul);
+REGISTER_KERNEL("scalar_pow", "cpu", kFloat, ScalarMathKernel<ScalarPow, float>);
+REGISTER_KERNEL("scalar_pow", "cpu", kDouble, ScalarMathKernel<ScalarPow, double>);
 
 }  // namespace oneflow

@@ -170,6 +170,66 @@ class LazyBlob:
 
         return math_ops.negative(self)
 
+    def __pow__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.pow(self, other)
+
+    def __rpow__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.pow(other, self)
+
+    def __mod__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.mod(self, other)
+
+    def __rmod__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.mod(other, self)
+
+    def __floordiv__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        from oneflow.ops import math_ops
+
+        return math_ops.floordiv(other, self)
+
+    # Comparisons emit int8 comparison ops, as in OneFlow 0.3. Against anything that is not a
+    # blob or a number they return NotImplemented, so `blob == None` stays an identity test.
+    # Blobs stay hashable by identity.
+    __hash__ = object.__hash__
+
+    def _compare(self, other, function_name):
+        if not isinstance(other, LazyBlob) and not is_scalar(other):
+            return NotImplemented
+        from oneflow.ops import math_ops
+
+        return getattr(math_ops, function_name)(self, other)
+
+    def __eq__(self, other):
+        return self._compare(other, "equal")
+
+    def __ne__(self, other):
+        return self._compare(other, "not_equal")
+
+    def __lt__(self, other):
+        return self._compare(other, "less")
+
+    def __le__(self, other):
+        return self._compare(other, "less_equal")
+
+    def __gt__(self, other):
+        return self._compare(other, "greater")
+
+    def __ge__(self, other):
+        return self._compare(other, "greater_equal")
+
     def __pos__(self):
         return self
 

@@ -1,5 +1,66 @@
 """flow.nn ops."""
+import numbers
+
 from oneflow.framework import op_builder, shapes
+
+
+def _real(value, op_type, attr):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s: %s must be a real number, got %r" % (op_type, attr, value))
+    return float(value)
+
+
+def _activation(op_type, x, name, prefix, attrs=None):
+    op_builder.check_blob(x, op_type, "x")
+    return op_builder.add_single_output_op(op_type, name, prefix, {"x": x}, attrs or {},
+                                           output="y")
+
+
+def leaky_relu(x, alpha=0.2, name=None):
+    return _activation("leaky_relu", x, name, "LeakyRelu",
+                       {"alpha": _real(alpha, "leaky_relu", "alpha")})
+
+
+def elu(x, alpha=1.0, name=None):
+    return _activation("elu", x, name, "Elu", {"alpha": _real(alpha, "elu", "alpha")})
+
+
+def hardsigmoid(x, name=None):
+    return _activation("hardsigmoid", x, name, "HardSigmoid")
+
+
+def hardswish(x, name=None):
+    return _activation("hardswish", x, name, "HardSwish")
+
+
+def hardtanh(x, min_val=-1.0, max_val=1.0, name=None):
+    return _activation("hardtanh", x, name, "Hardtanh",
+                       {"min_val": _real(min_val, "hardtanh", "min_val"),
+                        "max_val": _real(max_val, "hardtanh", "max_val")})
+
+
+def relu6(x, name=None):
+    """min(max(x, 0), 6): hardtanh with bounds 0 and 6."""
+    return _activation("hardtanh", x, name, "Relu6", {"min_val": 0.0, "max_val": 6.0})
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x)), composed from existing ops (gradient included)."""
+    from oneflow.ops import math_ops
+
+    prefix = None if name is None else name + "_"
+    softplus = math_ops.softplus(x, name=None if prefix is None else prefix + "softplus")
+    return math_ops.multiply(x, math_ops.tanh(softplus, name=None if prefix is None else prefix + "tanh"),
+                             name=name)
+
+
+def swish(x, beta=1.0, name=None):
+    """x * sigmoid(beta * x), composed from existing ops (gradient included)."""
+    from oneflow.ops import math_ops
+
+    beta = _real(beta, "swish", "beta")
+    scaled = x if beta == 1.0 else math_ops.multiply(x, beta)
+    return math_ops.multiply(x, math_ops.sigmoid(scaled), name=name)
 
 
 def relu(x, name=None):

@@ -1,0 +1,48 @@
+"""Names OneFlow 0.3 exported that this version lacks raise NotImplementedError naming them;
+other unknown names stay AttributeErrors."""
+import importlib
+
+import pytest
+
+import oneflow as flow
+from oneflow.framework import api_names
+
+
+@pytest.mark.parametrize("module_name, name", [
+    ("oneflow", "concat"), ("oneflow", "data"), ("oneflow.math", "xlogy"),
+    ("oneflow.math", "reduce_max"), ("oneflow.nn", "conv2d"), ("oneflow.layers", "conv2d"),
+    ("oneflow.keras.activations", "gelu_grad"),
+])
+def test_missing_oneflow_03_name_is_not_implemented(module_name, name):
+    module = importlib.import_module(module_name)
+    with pytest.raises(NotImplementedError, match=r"%s\.%s" % (module_name.replace(".", r"\."), name)):
+        getattr(module, name)
+
+
+@pytest.mark.parametrize("module_name", sorted(api_names.EXPORTED_NAMES))
+def test_unknown_name_stays_attribute_error(module_name):
+    module = importlib.import_module(module_name)
+    with pytest.raises(AttributeError):
+        module.no_such_name_in_any_version
+    assert not hasattr(module, "__no_such_dunder__")
+
+
+@pytest.mark.parametrize("module_name", sorted(api_names.EXPORTED_NAMES))
+def test_every_name_resolves_or_is_not_implemented(module_name):
+    module = importlib.import_module(module_name)
+    for name in sorted(api_names.EXPORTED_NAMES[module_name]):
+        try:
+            getattr(module, name)
+        except NotImplementedError as error:
+            assert name in str(error)
+
+
+def test_new_ops_are_exported_where_oneflow_03_had_them():
+    for name in ["abs", "exp", "gelu", "pow", "mod", "maximum", "greater", "logical_and",
+                 "add_n", "sigmoid_v2", "log_sigmoid", "reciprocal_no_nan"]:
+        assert callable(getattr(flow.math, name)), name
+    for name in ["leaky_relu", "elu", "hardsigmoid", "hardswish", "hardtanh", "relu6", "mish",
+                 "swish"]:
+        assert callable(getattr(flow.nn, name)), name
+    assert callable(flow.where)
+    assert callable(flow.keras.activations.gelu)

@@ -1,0 +1,133 @@
+"""Every registered op is complete: a CPU kernel for at least one dtype, a gradient rule or a
+not-differentiable mark, and a checker case. CHECKER_CASES maps each op type to the test file
+that covers it and a string that file must contain (gradient ops and internal ops are covered
+by the test that makes autograd or the compiler add them). A new op fails here until it is
+listed, so an op never lands without a test."""
+import os
+
+import pytest
+
+import oneflow as flow  # noqa: F401 - loads the extension and its registrations
+from oneflow import _oneflow_internal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+UNARY_MATH = [
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "erf",
+    "erfc", "exp", "expm1", "floor", "lgamma", "log", "log1p", "log_sigmoid", "negative",
+    "reciprocal", "reciprocal_no_nan", "rint", "round", "rsqrt", "sigmoid_v2", "sign", "sin",
+    "sinh", "softplus", "sqrt", "tan", "gelu", "hardsigmoid", "hardswish", "hardtanh",
+    "leaky_relu", "elu",
+]
+ZERO_GRADIENT = {"ceil", "floor", "rint", "round", "sign"}
+
+CHECKER_CASES = {}
+for _op in UNARY_MATH:
+    CHECKER_CASES[_op] = ("test_math_unary.py", '"%s"' % _op)
+    if _op not in ZERO_GRADIENT:
+        CHECKER_CASES[_op + "_grad"] = ("test_math_unary.py", '"%s"' % _op)
+for _op in ["pow", "maximum", "minimum", "floordiv"]:
+    CHECKER_CASES["broadcast_" + _op] = ("test_math_binary.py", "flow.math.%s" % _op)
+CHECKER_CASES["broadcast_floor_mod"] = ("test_math_binary.py", "flow.math.mod")
+for _op in ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
+            "logical_and", "logical_or"]:
+    CHECKER_CASES["broadcast_" + _op] = ("test_math_binary.py", "flow.math.%s" % _op)
+for _op in ["add", "sub", "mul", "div"]:
+    CHECKER_CASES["broadcast_" + _op] = ("test_broadcast_math.py", "flow.math.")
+CHECKER_CASES.update({
+    "logical_not": ("test_math_binary.py", "flow.math.logical_not"),
+    "where": ("test_math_binary.py", "flow.where"),
+    "add_n": ("test_math_binary.py", "flow.math.add_n"),
+    "scalar_pow": ("test_math_binary.py", "x**2"),
+    "scalar_add": ("test_broadcast_math.py", "x+2"),
+    "scalar_mul": ("test_broadcast_math.py", "3*x"),
+    "relu": ("test_activations.py", "flow.nn.relu"),
+    "relu_grad": ("test_activations.py", "flow.nn.relu"),
+    "sigmoid": ("test_activations.py", "flow.math.sigmoid"),
+    "sigmoid_grad": ("test_activations.py", "flow.math.sigmoid"),
+    "tanh": ("test_activations.py", "flow.math.tanh"),
+    "tanh_grad": ("test_activations.py", "flow.math.tanh"),
+    "square": ("test_activations.py", "flow.math.square"),
+    "softmax": ("test_softmax.py", "flow.nn.softmax"),
+    "softmax_grad": ("test_softmax.py", "flow.nn.softmax"),
+    "sparse_softmax_cross_entropy": ("test_sparse_softmax_cross_entropy.py",
+                                     "sparse_softmax_cross_entropy_with_logits"),
+    "sparse_softmax_cross_entropy_grad": ("test_sparse_softmax_cross_entropy.py",
+                                          "sparse_softmax_cross_entropy_with_logits"),
+    "bias_add": ("test_bias_add.py", "flow.nn.bias_add"),
+    "matmul": ("test_matmul.py", "flow.matmul"),
+    "transpose": ("test_transpose.py", "flow.transpose"),
+    "identity": ("test_identity.py", "flow.identity"),
+    "cast": ("test_cast.py", "flow.cast"),
+    "constant": ("test_constant.py", "flow.constant"),
+    "reshape": ("test_reshape.py", "flow.reshape"),
+    "reduce_sum": ("test_reduce.py", "reduce_sum"),
+    # Internal ops, added by autograd, the compiler or the train step.
+    "constant_like": ("test_math_unary.py", "test_zero_gradient_ops"),  # zero gradients
+    "reduce_sum_like": ("test_broadcast_math.py", "((3, 4), (4,))"),  # broadcast gradients
+    "broadcast_like": ("test_reduce.py", "reduce_sum"),  # reduce_sum's gradient
+    "reshape_like": ("test_reshape.py", "flow.reshape"),  # reshape's gradient
+    "input": ("test_jobs.py", "Placeholder"),
+    "return": ("test_jobs.py", "tp.Numpy"),
+    "watch": ("test_jobs.py", "watch"),
+    "variable": ("test_variables.py", "get_variable"),
+    "slice_boxing": ("test_boxing.py", "split"),
+    "parallel_cast": ("test_boxing.py", "parallel_cast"),
+    "cast_to_mirrored": ("test_mirrored_view.py", "mirrored_view"),
+    "cast_from_mirrored": ("test_mirrored_view.py", "cast_to_current_logical_view"),
+    "sgd_update": ("test_sgd.py", "SGD"),
+    "momentum_update": ("test_sgd.py", "momentum"),
+    "adam_update": ("test_adam.py", "Adam"),
+    "learning_rate_schedule": ("test_sgd.py", "PiecewiseConstantScheduler"),
+    "increment_counter": ("test_sgd.py", "PiecewiseConstantScheduler"),  # the train step
+})
+
+# Ops that need no gradient rule though they are not marked not differentiable.
+NO_GRADIENT_NEEDED = {
+    "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",
+}
+
+
+@pytest.fixture(scope="module")
+def report():
+    return _oneflow_internal.op_registry_report()
+
+
+def test_every_op_has_a_cpu_kernel(report):
+    missing = sorted(op for op, entry in report.items() if not entry["cpu_dtypes"])
+    assert not missing, "ops without any CPU kernel: %s" % missing
+
+
+def test_every_op_has_a_gradient_rule_or_is_not_differentiable(report):
+    missing = sorted(op for op, entry in report.items()
+                     if not entry["has_grad_rule"] and not entry["non_differentiable"]
+                     and op not in NO_GRADIENT_NEEDED)
+    assert not missing, ("ops with neither a gradient rule (SetGradFn) nor NonDifferentiable(): "
+                         "%s" % missing)
+
+
+def test_every_op_has_a_checker_case(report):
+    unlisted = sorted(set(report) - set(CHECKER_CASES))
+    assert not unlisted, ("ops with no checker case: add each to CHECKER_CASES with the test "
+                          "that covers it: %s" % unlisted)
+    stale = sorted(set(CHECKER_CASES) - set(report))
+    assert not stale, "CHECKER_CASES lists ops that are not registered: %s" % stale
+
+
+@pytest.mark.parametrize("op_type", sorted(CHECKER_CASES))
+def test_checker_case_exists(op_type):
+    file_name, marker = CHECKER_CASES[op_type]
+    path = os.path.join(HERE, file_name)
+    assert os.path.exists(path), "%s: checker file %s does not exist" % (op_type, file_name)
+    with open(path) as handle:
+        assert marker in handle.read(), "%s: %s does not contain %r" % (op_type, file_name, marker)
+
+
+def test_floating_math_ops_have_float_and_double_kernels(report):
+    for op in UNARY_MATH:
+        assert {"float32", "float64"} <= set(report[op]["cpu_dtypes"]), op
+
+
+def test_comparisons_are_not_differentiable(report):
+    for op in ["broadcast_equal", "broadcast_less", "broadcast_logical_and", "logical_not"]:
+        assert report[op]["non_differentiable"], op
