@@ -27,8 +27,8 @@ from oneflow.ops.initializers import (  # noqa: F401
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401
-    checkpoint, config, deprecated, distribute, env, experimental, keras, layers, math, nn,
-    optimizer, regularizers, scope, train, typing, unittest,
+    checkpoint, config, deprecated, distribute, env, experimental, keras, layers, losses, math,
+    nn, optimizer, regularizers, scope, train, typing, unittest,
 )
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 

@@ -88,9 +88,7 @@ def test_every_tuning_knob_has_a_reason_and_is_callable():
 @pytest.mark.parametrize("call, message", [
     (lambda c: c.enable_auto_mixed_precision(True), "enable_auto_mixed_precision.*float16"),
     (lambda c: c.enable_auto_mixed_precision(), "enable_auto_mixed_precision"),
-    (lambda c: c.train.primary_lr(0.1), r"train\.primary_lr.*flow\.optimizer"),
-    (lambda c: c.train.model_update_conf({"naive_conf": {}}), r"train\.model_update_conf"),
-    (lambda c: c.train.loss_scale_factor(2.0), r"train\.loss_scale_factor"),
+    (lambda c: c.train.secondary_lr(0.1), r"train\.secondary_lr"),
     (lambda c: c.enable_qat(True), "quantization"),
     (lambda c: c.tensorrt.use_fp16(), r"tensorrt\.use_fp16"),
     (lambda c: c.indexed_slices_optimizer_conf({"include_op_names": {"op_name": ["w"]}}),

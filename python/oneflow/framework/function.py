@@ -296,8 +296,11 @@ def _add_input(session, desc, label, op_name, annotation):
 
 def trace(session, desc):
     """Builds desc's Job: input ops for placeholders, the user's ops, return ops."""
+    from oneflow.ops import optimizer
+
     config = desc.config
     session.scope.views = [config._logical_view]
+    desc.optimizer, desc.losses = None, []  # set by minimize and flow.losses.add_loss
     blobs = []
     desc.arguments = []
     for parameter in desc.signature.parameters.values():
@@ -314,6 +317,7 @@ def trace(session, desc):
         if placement is not None:
             session.scope.pop_placement()
     desc.output_structure = _ReturnBuilder(session, desc).build(result)
+    optimizer.finish_training(session, desc)
 
 
 def _checked_array(desc, parameter_name, placeholder, value):

@@ -90,21 +90,15 @@ _NOT_IMPLEMENTED = {
     "tensorrt.int8_calibration": ((), "TensorRT int8 compute is not supported"),
     "indexed_slices_optimizer_conf": (
         (), "sparse (indexed-slices) optimizer updates are not supported"),
-    "train.model_update_conf": (
-        (), "the legacy train.* optimizer settings are not supported; use "
-            "flow.optimizer.<Optimizer>(scheduler, ...).minimize(loss) in the job"),
-    "train.primary_lr": (
-        (), "the legacy train.* learning rate is not supported; give the learning rate to "
-            "flow.optimizer.<Optimizer>(flow.optimizer.PiecewiseConstantScheduler([], [lr]))"),
     "train.secondary_lr": ((), "the legacy train.* learning rate is not supported"),
-    "train.loss_scale_factor": (
-        (), "the legacy train.* loss scale is not supported; use the optimizer's "
-            "loss_scale_factor"),
 }
 
 # Implemented under another name: name -> FunctionConfig method.
 _ALIASES = {
     "train.optimizer_placement_optimization_mode": "optimizer_placement_optimization_mode",
+    "train.primary_lr": "_legacy_primary_lr",
+    "train.model_update_conf": "_legacy_model_update_conf",
+    "train.loss_scale_factor": "_legacy_loss_scale_factor",
 }
 
 
@@ -208,6 +202,9 @@ class FunctionConfig:
         self._optimizer_placement = "non_distributed"
         self._default_initializer = None  # an InitializerConf, for get_variable without one
         self._ignored = {}  # accepted tuning settings: name -> (args, kwargs)
+        # The legacy train.* settings (primary_lr, model_update_conf, loss_scale_factor): the
+        # optimizer of a train job that calls flow.losses.add_loss instead of minimize.
+        self._legacy_train = {}
 
     def default_data_type(self, dtype=None):
         """The data type of the job's blobs where an op does not say (default float32)."""
@@ -274,6 +271,26 @@ class FunctionConfig:
         "non_distributed"); False leaves the mode as it is."""
         if value:
             self.optimizer_placement_optimization_mode("non_distributed")
+
+    def _legacy_primary_lr(self, lr):
+        """train.primary_lr(lr): the base learning rate of the legacy training settings."""
+        from oneflow.ops import optimizer
+
+        self._legacy_train["primary_lr"] = optimizer._number(lr, "train.primary_lr")
+
+    def _legacy_model_update_conf(self, conf):
+        """train.model_update_conf(dict): OneFlow's optimizer conf in dict form, e.g.
+        {"momentum_conf": {"beta": 0.9}, "learning_rate_decay": {...}, "warmup_conf": {...}}."""
+        if not isinstance(conf, dict):
+            raise TypeError("train.model_update_conf takes a dict such as {'naive_conf': {}}, "
+                            "got %r" % (conf,))
+        self._legacy_train["model_update_conf"] = conf
+
+    def _legacy_loss_scale_factor(self, factor):
+        from oneflow.ops import optimizer
+
+        self._legacy_train["loss_scale_factor"] = optimizer._number(
+            factor, "train.loss_scale_factor", above=0)
 
     def __getattr__(self, name):
         if name.startswith("_"):

@@ -397,11 +397,24 @@ class Optimizer:
         return [self._conf()]
 
     def minimize(self, loss):
+        """Makes the job being traced train `loss` (a blob or a list of blobs) with this
+        optimizer; losses given to flow.losses.add_loss are trained too."""
         session = op_builder.current_job()
+        desc = session.tracing_job
         losses = list(loss) if isinstance(loss, (list, tuple)) else [loss]
         for item in losses:
             if not isinstance(item, LazyBlob):
                 raise TypeError("minimize: loss must be a blob, got %s" % type(item).__name__)
+        if not desc.is_train:
+            raise ValueError("optimizer.minimize() called in job %r, which is not a train job; "
+                             'use @flow.global_function(type="train")' % desc.name)
+        if desc.optimizer is not None:
+            raise ValueError("optimizer.minimize() called twice in job %r; give several "
+                             "optimizers to flow.optimizer.CombinedOptimizer" % desc.name)
+        desc.optimizer = self
+        desc.losses.extend(losses)
+
+    def _set_train_conf(self, session, losses):
         policy = self.loss_scale_policy
         static = policy.loss_scale_factor if isinstance(policy, static_loss_scale) else 0.0
         dynamic = None
@@ -410,6 +423,22 @@ class Optimizer:
                        "increment_period": policy.increment_period,
                        "multiplier": policy.multiplier}
         session.cpp.set_train_conf([item.lbn for item in losses], self._confs(), static, dynamic)
+
+
+def finish_training(session, desc):
+    """At the end of tracing a train job: gives the C++ job its losses and optimizers (from
+    minimize, or from the legacy train.* settings when the job only called
+    flow.losses.add_loss)."""
+    if not desc.is_train:
+        if desc.losses:
+            raise ValueError("flow.losses.add_loss called in job %r, which is not a train job"
+                             % desc.name)
+        return
+    optimizer = desc.optimizer
+    if optimizer is None and desc.losses:
+        optimizer = from_legacy_train_conf(desc.config._legacy_train, desc.name)
+    if optimizer is not None:
+        optimizer._set_train_conf(session, desc.losses)
 
 
 class SGD(Optimizer):
@@ -603,3 +632,108 @@ class CombinedOptimizer(Optimizer):
 
     def _confs(self):
         return [optimizer._conf() for optimizer in self.optimizers]
+
+
+# ---- the legacy train.* settings (FunctionConfig.train.primary_lr / model_update_conf) ----
+
+_LEGACY_OPTIMIZERS = {
+    "naive_conf": lambda lr, c: SGD(lr, momentum=0),
+    "momentum_conf": lambda lr, c: SGD(lr, momentum=c.get("beta", 0.9)),
+    "adam_conf": lambda lr, c: Adam(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
+                                    epsilon=c.get("epsilon", 1e-8),
+                                    do_bias_correction=c.get("do_bias_correction", False)),
+    "lazy_adam_conf": lambda lr, c: LazyAdam(lr, beta1=c.get("beta1", 0.9),
+                                             beta2=c.get("beta2", 0.999),
+                                             epsilon=c.get("epsilon", 1e-8)),
+    "rmsprop_conf": lambda lr, c: RMSProp(lr, decay_rate=c.get("decay_rate", 0.99),
+                                          epsilon=c.get("epsilon", 1e-8),
+                                          centered=c.get("centered", False)),
+    "lars_conf": lambda lr, c: LARS(lr, momentum_beta=c.get("momentum_beta", 0.9),
+                                    epsilon=c.get("epsilon", 1e-9),
+                                    lars_coefficient=c.get("lars_coefficient", 1e-4)),
+    "lamb_conf": lambda lr, c: LAMB(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
+                                    epsilon=c.get("epsilon", 1e-6)),
+}
+
+# OneFlow's LearningRateDecayConf fields -> the learning_rate_schedule op's attributes.
+_LEGACY_DECAYS = {
+    "exponential_conf": ("exponential", {"decay_batches": "decay_batches",
+                                         "decay_rate": "decay_rate", "staircase": "staircase"}),
+    "inverse_time_conf": ("inverse_time", {"decay_batches": "decay_batches",
+                                           "decay_rate": "decay_rate", "staircase": "staircase"}),
+    "natural_exp_conf": ("natural_exp", {"decay_batches": "decay_batches",
+                                         "decay_rate": "decay_rate", "staircase": "staircase"}),
+    "piecewise_constant_conf": ("piecewise_constant", {"boundaries": "boundaries",
+                                                       "values": "values"}),
+    "piecewise_scaling_conf": ("piecewise_scaling", {"boundaries": "boundaries",
+                                                     "scales": "values"}),
+    "polynomial_conf": ("polynomial", {"decay_batches": "decay_batches",
+                                       "end_learning_rate": "end_learning_rate",
+                                       "power": "power", "cycle": "cycle"}),
+    "cosine_conf": ("cosine", {"decay_batches": "decay_batches", "alpha": "alpha"}),
+    "linear_cosine_conf": ("linear_cosine", {"decay_batches": "decay_batches",
+                                             "num_periods": "num_periods", "alpha": "alpha",
+                                             "beta": "beta"}),
+}
+
+
+class _LegacyScheduler(LrScheduler):
+    """A schedule given as OneFlow's LearningRateDecayConf / WarmupConf dicts."""
+
+    def __init__(self, base_lr, decay_conf, warmup_conf):
+        super().__init__(base_lr)
+        self.decay_attrs = {}
+        if decay_conf:
+            kind, fields = _one_of(decay_conf, _LEGACY_DECAYS, "learning_rate_decay")
+            self.decay = _LEGACY_DECAYS[kind][0]
+            for name, value in fields.items():
+                if name not in _LEGACY_DECAYS[kind][1]:
+                    raise ValueError("train.model_update_conf: learning_rate_decay.%s has no "
+                                     "field %r" % (kind, name))
+                self.decay_attrs[_LEGACY_DECAYS[kind][1][name]] = value
+        if warmup_conf:
+            kind, fields = _one_of(warmup_conf, {"constant_conf": 0, "linear_conf": 0},
+                                   "warmup_conf")
+            steps = fields.get("warmup_batches", 0)
+            self.warmup = (constant(steps, fields.get("multiplier", 0.0))
+                           if kind == "constant_conf"
+                           else linear(steps, fields.get("start_multiplier", 0.0)))
+
+    def _decay_attrs(self):
+        return self.decay_attrs
+
+
+def _one_of(conf, known, what):
+    if not isinstance(conf, dict) or len(conf) != 1 or next(iter(conf)) not in known:
+        raise ValueError("train.model_update_conf: %s must be a dict with one of %s, got %r"
+                         % (what, sorted(known), conf))
+    kind, fields = next(iter(conf.items()))
+    return kind, dict(fields or {})
+
+
+def from_legacy_train_conf(settings, job_name):
+    """The optimizer described by FunctionConfig.train.primary_lr / model_update_conf /
+    loss_scale_factor (OneFlow's older way to train a job that calls flow.losses.add_loss)."""
+    if "primary_lr" not in settings or "model_update_conf" not in settings:
+        raise ValueError(
+            "train job %r calls flow.losses.add_loss but has no optimizer: call "
+            "flow.optimizer.<Optimizer>(...).minimize(loss) in the job, or set both "
+            "function_config.train.primary_lr(...) and train.model_update_conf(...)" % job_name)
+    conf = dict(settings["model_update_conf"])
+    scheduler = _LegacyScheduler(settings["primary_lr"], conf.pop("learning_rate_decay", None),
+                                 conf.pop("warmup_conf", None))
+    clip = conf.pop("clip_conf", None)
+    weight_decay = conf.pop("weight_decay_conf", None)
+    kind, fields = _one_of(conf, _LEGACY_OPTIMIZERS, "the optimizer")
+    optimizer = _LEGACY_OPTIMIZERS[kind](scheduler, fields)
+    if clip:
+        _, clip_fields = _one_of(clip, {"clip_by_global_norm": 0}, "clip_conf")
+        optimizer.grad_clipping = by_global_norm(clip_fields.get("clip_norm", 1.0))
+    if weight_decay:
+        optimizer._set_weight_decay(
+            weight_decay.get("weight_decay_rate", 0.0),
+            (weight_decay.get("includes") or {}).get("pattern"),
+            (weight_decay.get("excludes") or {}).get("pattern"))
+    if "loss_scale_factor" in settings:
+        optimizer.loss_scale_policy = static_loss_scale(settings["loss_scale_factor"])
+    return optimizer

@@ -1,0 +1,112 @@
+"""OneFlow's older way to train: flow.losses.add_loss(loss) in the job and the optimizer from
+FunctionConfig.train.primary_lr / train.model_update_conf (dicts of OneFlow's optimizer conf)."""
+import math
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+from test_optimizers import LR, W0, X, torch_trajectory, train_flow  # noqa: F401
+
+
+def legacy_config(lr, model_update_conf):
+    config = flow.FunctionConfig()
+    config.default_data_type(flow.float64)
+    config.train.primary_lr(lr)
+    config.train.model_update_conf(model_update_conf)
+    return config
+
+
+def rates(config, steps):
+    """The rate of each step, seen through loss = sum(w) (gradient 1)."""
+
+    @flow.global_function(type="train", function_config=config)
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w))
+        return w
+
+    values = [float(train()[0]) for _ in range(steps + 1)]
+    return [before - after for before, after in zip(values, values[1:])]
+
+
+def test_momentum_conf_with_add_loss_matches_torch():
+    torch = pytest.importorskip("torch")
+    config = legacy_config(LR, {"momentum_conf": {"beta": 0.8}})
+
+    @flow.global_function(type="train", function_config=config)
+    def train(x: tp.Numpy.Placeholder((5, 4), dtype=flow.float64)) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(4, 3), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.5))
+        loss = flow.math.reduce_sum(flow.math.square(flow.matmul(x, w)))
+        flow.losses.add_loss(loss)
+        return w
+
+    got = [train(X) for _ in range(5)]  # each returns w before that step's update
+    w = torch.full((4, 3), 0.5, dtype=torch.float64, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=LR, momentum=0.8)
+    for step in range(5):
+        np.testing.assert_allclose(got[step], w.detach().numpy(), rtol=1e-9)
+        optimizer.zero_grad()
+        (torch.tensor(X) @ w).pow(2).sum().backward()
+        optimizer.step()
+
+
+def test_decay_and_warmup_dicts():
+    config = legacy_config(0.5, {
+        "naive_conf": {},
+        "learning_rate_decay": {"cosine_conf": {"decay_batches": 6, "alpha": 0.1}},
+        "warmup_conf": {"linear_conf": {"warmup_batches": 2, "start_multiplier": 0.5}},
+    })
+
+    def expected(t):
+        if t < 2:
+            return 0.5 * (0.5 + 0.5 * t / 2)
+        s = min(t, 6)
+        return 0.5 * (0.9 * 0.5 * (1 + math.cos(math.pi * s / 6)) + 0.1)
+
+    np.testing.assert_allclose(rates(config, 8), [expected(t) for t in range(8)], rtol=1e-6)
+
+
+def test_add_loss_and_minimize_train_both_losses():
+    @flow.global_function(type="train")
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w) * 3.0)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.25]),
+                           momentum=0).minimize(flow.math.reduce_sum(w))
+        return w
+
+    train()
+    np.testing.assert_allclose(train(), [-0.25 * 4.0])
+
+
+def test_add_loss_without_any_optimizer_is_a_clear_error():
+    @flow.global_function(type="train")
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w))
+        return w
+
+    with pytest.raises(ValueError, match="primary_lr"):
+        train()
+
+
+@pytest.mark.parametrize("conf, message", [
+    ({"sgd_conf": {}}, "one of"),
+    ({"naive_conf": {}, "momentum_conf": {}}, "one of"),
+    ({"naive_conf": {}, "learning_rate_decay": {"cosine_conf": {"steps": 3}}}, "no field"),
+])
+def test_bad_legacy_confs(conf, message):
+    @flow.global_function(type="train", function_config=legacy_config(0.1, conf))
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w))
+        return w
+
+    with pytest.raises(ValueError, match=message):
+        train()
