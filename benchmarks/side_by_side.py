@@ -33,7 +33,7 @@ def make_parser(description, sides):
     return parser
 
 
-def run_side(script, side, threads, args):
+def run_side(script, side, threads, args, extra_arguments=()):
     """Runs `script --side side` in a fresh process and returns its last JSON line.
 
     A fresh process per case keeps BLAS thread settings from leaking from one case into the
@@ -44,7 +44,7 @@ def run_side(script, side, threads, args):
     command = [
         sys.executable, os.path.abspath(script), "--side", side, "--threads", str(threads),
         "--warmup", str(args.warmup), "--iterations", str(args.iterations),
-    ]
+    ] + list(extra_arguments)
     environment = dict(os.environ)
     environment["OPENBLAS_NUM_THREADS"] = str(threads)
     environment["OMP_NUM_THREADS"] = str(threads)

@@ -17,7 +17,7 @@ packages=(
   # CPU math
   libopenblas-dev libopenblas0-openmp libdnnl-dev
   # reference implementation for tests and benchmarks, real data for the examples
-  python3-torch python3-sklearn
+  python3-torch python3-sklearn dataset-fashion-mnist
 )
 
 missing=()
