@@ -27,8 +27,11 @@ PYTHON_PATH = os.path.dirname(os.path.dirname(flow.__file__))
 
 # A job whose result callback runs on a runtime thread: a watch holds the job until the main
 # thread has registered the callback and opened the gate.
+# The child handles Ctrl-C as an interactive Python does, even when the test runner was started
+# in the background (where a shell makes SIGINT ignored, and children inherit that).
 PRELUDE = textwrap.dedent("""
-    import sys, threading
+    import signal, sys, threading
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import oneflow as flow
     import oneflow.typing as tp
@@ -71,7 +74,8 @@ def test_keyboard_interrupt_in_a_result_callback_interrupts_the_main_thread():
 
         run_with(interrupt)
         print("main thread waiting", flush=True)
-        threading.Event().wait()  # blocked outside oneflow: only an interrupt ends it
+        while True:  # blocked outside oneflow: only an interrupt ends it (a timed wait:
+            threading.Event().wait(0.05)  # an untimed lock wait can miss a signal in CPython)
         print("not reached", flush=True)
     """)
     status, out, err = finish(process)

@@ -283,9 +283,10 @@ class Session:
         call, sync or clear_default_session (or ends the process at exit, with its code)."""
         sys.stderr.write("oneflow: %s raised in %s:\n" % (type(interrupt).__name__, where))
         traceback.print_exception(type(interrupt), interrupt, interrupt.__traceback__)
-        if isinstance(interrupt, KeyboardInterrupt):
+        handled = signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.SIG_DFL, None)
+        if isinstance(interrupt, KeyboardInterrupt) and handled:
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-        else:
+        else:  # also a KeyboardInterrupt where SIGINT is ignored (a background process)
             self.report_error(interrupt)
 
     def _raise_pending_errors(self):
