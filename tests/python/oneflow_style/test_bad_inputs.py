@@ -20,7 +20,7 @@ import oneflow as flow
 import oneflow.typing as tp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TIMEOUT_S = 8
+TIMEOUT_S = 30  # a hang, not slowness: a loaded CI machine needs several seconds per case
 
 CASES = {}
 
