@@ -60,13 +60,17 @@ int64_t NormalizedAxisAttr(SbpContext& ctx, const std::string& input) {
 // Signatures of an op whose `data` inputs are shaped like x and whose `channel` inputs and
 // outputs are per-channel vectors. Splitting x on the channel axis splits every per-channel
 // blob; splitting it on another axis broadcasts them to each device, and per-channel outputs
-// that are sums over the batch (`reduced_outputs`) become partial sums there.
+// that are sums over the batch (`reduced_outputs`) become partial sums there. Variables updated
+// in place keep their broadcast layout, so an op updating moving statistics does not split the
+// channels (allow_channel_split = false).
 void AddChannelSignatures(SbpContext& ctx, int64_t num_axes, int64_t axis,
                           const std::vector<std::string>& data,
                           const std::vector<std::string>& channel,
                           const std::vector<std::string>& reduced_outputs,
-                          const std::vector<std::string>& channel_outputs) {
+                          const std::vector<std::string>& channel_outputs,
+                          bool allow_channel_split = true) {
   for (int64_t split = 0; split < num_axes; ++split) {
+    if (split == axis && !allow_channel_split) { continue; }
     auto builder = ctx.NewSignature();
     for (const std::string& name : data) { builder.Split(name, split); }
     if (split == axis) {
@@ -279,7 +283,7 @@ REGISTER_OP("normalization_train")
       AddChannelSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(),
                            NormalizedAxisAttr(ctx, "x"), {"x", "y"},
                            {"mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"},
-                           {}, {});
+                           {}, {}, ctx.InputCount("moving_mean") == 0);
     })
     .SetGradFn(GenerateNormalizationTrainGrad);
 
