@@ -20,6 +20,7 @@ from oneflow.ops.array_ops import (  # noqa: F401
 from oneflow.ops.math_ops import where  # noqa: F401
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
+from oneflow.ops.loss_ops import smooth_l1_loss  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,

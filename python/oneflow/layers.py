@@ -1,5 +1,9 @@
 """oneflow.layers"""
 from oneflow.ops.layers import dense  # noqa: F401
+from oneflow.ops.norm_ops import (  # noqa: F401
+    batch_normalization_add_relu, batch_normalization_relu,
+    layer_batch_normalization as batch_normalization, layer_norm,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.layers")

@@ -3,6 +3,16 @@ from oneflow.ops.nn_ops import (  # noqa: F401
     bias_add, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, mish, relu, relu6, softmax,
     sparse_softmax_cross_entropy_with_logits, swish,
 )
+from oneflow.ops.norm_ops import (  # noqa: F401
+    batch_normalization, dropout, instance_normalization1d as InstanceNorm1d,
+    instance_normalization2d as InstanceNorm2d, instance_normalization3d as InstanceNorm3d,
+    nn_layer_norm as layer_norm,
+)
+from oneflow.ops.loss_ops import (  # noqa: F401
+    bce_loss as BCELoss, bce_with_logits_loss as BCEWithLogitsLoss, kl_div_loss as KLDivLoss,
+    l1_loss as L1Loss, logsoftmax, mse_loss as MSELoss, sigmoid_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.nn")

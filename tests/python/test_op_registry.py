@@ -97,6 +97,29 @@ CHECKER_CASES.update({
     "assign": ("test_checkpoint.py", "flow.assign"),
     "increment_counter": ("test_sgd.py", "PiecewiseConstantScheduler"),  # the train step
 })
+# normalization, dropout, softmax, losses
+CHECKER_CASES.update({
+    "normalization": ("test_batch_norm.py", "flow.nn.batch_normalization"),
+    "normalization_grad": ("test_batch_norm.py", "flow.nn.batch_normalization"),
+    "batch_norm_mean": ("test_batch_norm.py", "flow.layers.batch_normalization"),
+    "batch_norm_variance": ("test_batch_norm.py", "flow.layers.batch_normalization"),
+    "normalization_train": ("test_batch_norm.py", "flow.layers.batch_normalization"),
+    "normalization_train_grad_stats": ("test_batch_norm.py", "flow.layers.batch_normalization"),
+    "normalization_train_grad": ("test_batch_norm.py", "flow.layers.batch_normalization"),
+    "layer_norm": ("test_layer_norm.py", "flow.nn.layer_norm"),
+    "layer_norm_grad": ("test_layer_norm.py", "flow.nn.layer_norm"),
+    "layer_norm_param_grad": ("test_layer_norm.py", "flow.nn.layer_norm"),
+    "dropout": ("test_dropout.py", "flow.nn.dropout"),
+    "dropout_grad": ("test_dropout.py", "flow.nn.dropout"),
+    "log_softmax": ("test_softmax.py", "flow.nn.logsoftmax"),
+    "log_softmax_grad": ("test_softmax.py", "flow.nn.logsoftmax"),
+    "softmax_cross_entropy": ("test_losses.py", "softmax_cross_entropy_with_logits"),
+    "softmax_cross_entropy_grad": ("test_losses.py", "softmax_cross_entropy_with_logits"),
+    "sigmoid_cross_entropy": ("test_losses.py", "sigmoid_cross_entropy_with_logits"),
+    "sigmoid_cross_entropy_grad": ("test_losses.py", "sigmoid_cross_entropy_with_logits"),
+    "smooth_l1_loss": ("test_losses.py", "flow.smooth_l1_loss"),
+    "smooth_l1_loss_grad": ("test_losses.py", "flow.smooth_l1_loss"),
+})
 
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {

@@ -1,4 +1,5 @@
-"""flow.nn.softmax over the last axis, and over other axes (through flow.transpose)."""
+"""flow.nn.softmax and flow.nn.logsoftmax over the last axis and over any other axis (the
+kernels take the axis natively, no transposes)."""
 import numpy as np
 import pytest
 
@@ -40,8 +41,52 @@ def numpy_softmax_axis(x, axis):
 @DTYPES
 @pytest.mark.parametrize("axis", [0, 1, -2])
 def test_softmax_other_axis_of_rank3(axis, dtype):
-    # Goes through flow.transpose (axis moved last and back); the gradient flows through both.
     out, _ = check_op(lambda x: flow.nn.softmax(x, axis=axis),
                       lambda x: numpy_softmax_axis(x, axis), [(3, 4, 5)], dtype, low=-3.0,
                       high=3.0, weight_output=True)
     np.testing.assert_allclose(out.sum(axis=axis), 1.0, rtol=1e-5)
+
+
+def numpy_log_softmax_axis(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@DTYPES
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_logsoftmax(axis, dtype):
+    check_op(lambda x: flow.nn.logsoftmax(x, axis=axis),
+             lambda x: numpy_log_softmax_axis(x, -1 if axis is None else axis), [(3, 4, 5)],
+             dtype, low=-3.0, high=3.0, weight_output=True)
+
+
+def test_logsoftmax_large_logits_are_stable():
+    x = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, 0.0, 1000.0]])
+    out, _ = check_op(flow.nn.logsoftmax, lambda x: numpy_log_softmax_axis(x, -1), inputs=[x],
+                      check_backward=False)
+    assert np.all(np.isfinite(out))
+
+
+def test_softmax_and_logsoftmax_match_torch_float32():
+    import torch
+
+    x = np.random.RandomState(3).randn(4, 6, 7).astype(np.float32)
+    for axis in (0, 1, 2):
+        out, _ = check_op(lambda b: flow.nn.softmax(b, axis=axis), lambda a: torch.softmax(
+            torch.tensor(a), axis).numpy(), inputs=[x], multi_device=False)
+        out, _ = check_op(lambda b: flow.nn.logsoftmax(b, axis=axis), lambda a: torch.log_softmax(
+            torch.tensor(a), axis).numpy(), inputs=[x], multi_device=False)
+
+
+@pytest.mark.parametrize("fn", [flow.nn.softmax, flow.nn.logsoftmax], ids=["softmax", "logsoftmax"])
+def test_softmax_axis_out_of_range_raises(fn):
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function(type="predict")
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        return fn(x, axis=2)
+
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        job(np.zeros((2, 3), np.float32))

@@ -1,74 +1,172 @@
-// CPU softmax (numerically stable: the row maximum is subtracted before exp) and softmax_grad,
-// both over the last axis, rows split over the compute threads.
+// CPU softmax, log_softmax and their gradients over any axis. The blob is seen as
+// (outer, classes, inner) around the axis. inner == 1 (the last axis) runs one contiguous row
+// at a time (softmax_row.h); otherwise each outer slice keeps per-position running maxima and
+// sums in vectors of length inner, so every loop runs over contiguous memory and vectorizes
+// (no transposes). Outer slices are split over the compute threads.
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/softmax_row.h"
+#include "oneflow/kernels/fast_math.h"
 
 namespace oneflow {
 
 namespace {
 
-template <typename T>
+struct AxisLayout {
+  int64_t outer = 1, classes = 1, inner = 1;
+  AxisLayout(const KernelInitContext& ctx, const std::string& argument) {
+    const Shape& shape = ctx.Desc(argument).shape;
+    int64_t axis = ctx.Attr<int64_t>("axis");
+    if (axis < 0) { axis += shape.num_axes(); }
+    for (int64_t a = 0; a < axis; ++a) { outer *= shape.At(a); }
+    classes = shape.At(axis);
+    for (int64_t a = axis + 1; a < shape.num_axes(); ++a) { inner *= shape.At(a); }
+  }
+  int64_t slice() const { return classes * inner; }
+};
+
+// Softmax (kLog: log-softmax) of one (classes, inner) slice along the classes.
+template <typename T, bool kLog>
+void SoftmaxSlice(const T* __restrict__ x, T* __restrict__ y, int64_t classes, int64_t inner,
+                  T* __restrict__ max_value, T* __restrict__ sum) {
+  for (int64_t i = 0; i < inner; ++i) {
+    max_value[i] = x[i];
+    sum[i] = T(0);
+  }
+  for (int64_t c = 1; c < classes; ++c) {
+    const T* __restrict__ xc = x + c * inner;
+    for (int64_t i = 0; i < inner; ++i) { max_value[i] = std::max(max_value[i], xc[i]); }
+  }
+  for (int64_t c = 0; c < classes; ++c) {
+    const T* __restrict__ xc = x + c * inner;
+    T* __restrict__ yc = y + c * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const T e = fast_math::Exp(xc[i] - max_value[i]);
+      if (!kLog) { yc[i] = e; }
+      sum[i] += e;
+    }
+  }
+  if (kLog) {
+    for (int64_t i = 0; i < inner; ++i) { max_value[i] += fast_math::Log(sum[i]); }
+    for (int64_t c = 0; c < classes; ++c) {
+      const T* __restrict__ xc = x + c * inner;
+      T* __restrict__ yc = y + c * inner;
+      for (int64_t i = 0; i < inner; ++i) { yc[i] = xc[i] - max_value[i]; }
+    }
+  } else {
+    for (int64_t i = 0; i < inner; ++i) { sum[i] = T(1) / sum[i]; }
+    for (int64_t c = 0; c < classes; ++c) {
+      T* __restrict__ yc = y + c * inner;
+      for (int64_t i = 0; i < inner; ++i) { yc[i] *= sum[i]; }
+    }
+  }
+}
+
+template <typename T, bool kLog>
 class SoftmaxKernel final : public Kernel {
  public:
-  explicit SoftmaxKernel(const KernelInitContext& ctx) {
-    const Shape& shape = ctx.Desc("in").shape;
-    classes_ = shape.At(shape.num_axes() - 1);
-    rows_ = classes_ == 0 ? 0 : shape.elem_count() / classes_;
-  }
+  explicit SoftmaxKernel(const KernelInitContext& ctx) : layout_(ctx, "in") {}
 
   void Forward(KernelContext& ctx) override {
     const T* in = ctx.Input("in").data<T>();
     T* out = ctx.Output("out").mut_data<T>();
-    const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        SoftmaxRow(in + row * classes, out + row * classes, classes);
+    const AxisLayout layout = layout_;
+    if (layout.classes == 0 || layout.inner == 0) { return; }
+    if (layout.inner == 1) {
+      const int64_t classes = layout.classes;
+      ParallelForRows(ctx, layout.outer, classes, [=](int64_t begin, int64_t end) {
+        for (int64_t row = begin; row < end; ++row) {
+          if (kLog) {
+            LogSoftmaxRow(in + row * classes, out + row * classes, classes);
+          } else {
+            SoftmaxRow(in + row * classes, out + row * classes, classes);
+          }
+        }
+      });
+      return;
+    }
+    ParallelForRows(ctx, layout.outer, layout.slice(), [=](int64_t begin, int64_t end) {
+      std::vector<T> buffer(2 * layout.inner);
+      for (int64_t o = begin; o < end; ++o) {
+        SoftmaxSlice<T, kLog>(in + o * layout.slice(), out + o * layout.slice(), layout.classes,
+                              layout.inner, buffer.data(), buffer.data() + layout.inner);
       }
     });
   }
 
  private:
-  int64_t rows_, classes_;
+  AxisLayout layout_;
 };
 
-template <typename T>
+// softmax: dx = y (dy - sum(y dy));  log_softmax: dx = dy - exp(y) sum(dy).
+template <typename T, bool kLog>
 class SoftmaxGradKernel final : public Kernel {
  public:
-  explicit SoftmaxGradKernel(const KernelInitContext& ctx) {
-    const Shape& shape = ctx.Desc("y").shape;
-    classes_ = shape.At(shape.num_axes() - 1);
-    rows_ = classes_ == 0 ? 0 : shape.elem_count() / classes_;
-  }
+  explicit SoftmaxGradKernel(const KernelInitContext& ctx) : layout_(ctx, "y") {}
 
   void Forward(KernelContext& ctx) override {
     const T* y_data = ctx.Input("y").data<T>();
     const T* dy_data = ctx.Input("dy").data<T>();
     T* dx_data = ctx.Output("dx").mut_data<T>();
-    const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ y = y_data + row * classes;
-        const T* __restrict__ dy = dy_data + row * classes;
-        T* __restrict__ dx = dx_data + row * classes;
-        T dot = T(0);
-        for (int64_t c = 0; c < classes; ++c) { dot += y[c] * dy[c]; }
-        for (int64_t c = 0; c < classes; ++c) { dx[c] = y[c] * (dy[c] - dot); }
+    const AxisLayout layout = layout_;
+    if (layout.classes == 0 || layout.inner == 0) { return; }
+    const int64_t classes = layout.classes, inner = layout.inner;
+    ParallelForRows(ctx, layout.outer, layout.slice(), [=](int64_t begin, int64_t end) {
+      std::vector<T> dot(inner);
+      for (int64_t o = begin; o < end; ++o) {
+        const T* __restrict__ y = y_data + o * layout.slice();
+        const T* __restrict__ dy = dy_data + o * layout.slice();
+        T* __restrict__ dx = dx_data + o * layout.slice();
+        T* __restrict__ d = dot.data();
+        if (inner == 1) {
+          T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+          for (int64_t c = 0; c < classes; ++c) { sum += kLog ? dy[c] : y[c] * dy[c]; }
+          for (int64_t c = 0; c < classes; ++c) {
+            dx[c] = kLog ? dy[c] - fast_math::Exp(y[c]) * sum : y[c] * (dy[c] - sum);
+          }
+          continue;
+        }
+        for (int64_t i = 0; i < inner; ++i) { d[i] = T(0); }
+        for (int64_t c = 0; c < classes; ++c) {
+          for (int64_t i = 0; i < inner; ++i) {
+            const int64_t k = c * inner + i;
+            d[i] += kLog ? dy[k] : y[k] * dy[k];
+          }
+        }
+        for (int64_t c = 0; c < classes; ++c) {
+          for (int64_t i = 0; i < inner; ++i) {
+            const int64_t k = c * inner + i;
+            dx[k] = kLog ? dy[k] - fast_math::Exp(y[k]) * d[i] : y[k] * (dy[k] - d[i]);
+          }
+        }
       }
     });
   }
 
  private:
-  int64_t rows_, classes_;
+  AxisLayout layout_;
 };
+
+template <typename T>
+using PlainSoftmaxKernel = SoftmaxKernel<T, false>;
+template <typename T>
+using LogSoftmaxKernel = SoftmaxKernel<T, true>;
+template <typename T>
+using PlainSoftmaxGradKernel = SoftmaxGradKernel<T, false>;
+template <typename T>
+using LogSoftmaxGradKernel = SoftmaxGradKernel<T, true>;
 
 }  // namespace
 
-REGISTER_CPU_FLOATING_KERNELS("softmax", SoftmaxKernel);
-REGISTER_CPU_FLOATING_KERNELS("softmax_grad", SoftmaxGradKernel);
+REGISTER_CPU_FLOATING_KERNELS("softmax", PlainSoftmaxKernel);
+REGISTER_CPU_FLOATING_KERNELS("softmax_grad", PlainSoftmaxGradKernel);
+REGISTER_CPU_FLOATING_KERNELS("log_softmax", LogSoftmaxKernel);
+REGISTER_CPU_FLOATING_KERNELS("log_softmax_grad", LogSoftmaxGradKernel);
 
 }  // namespace oneflow

@@ -1,10 +1,12 @@
 #pragma once
 // One row of a numerically stable softmax, shared by the softmax and softmax cross-entropy
-// kernels.
+// kernels. Float rows use fast_math's vectorizable exp and log.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+
+#include "oneflow/kernels/fast_math.h"
 
 namespace oneflow {
 
@@ -13,15 +15,30 @@ namespace oneflow {
 template <typename T>
 inline T SoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
   T max_value = x[0];
+#pragma omp simd reduction(max : max_value)
   for (int64_t c = 1; c < n; ++c) { max_value = std::max(max_value, x[c]); }
   T sum = T(0);
+#pragma omp simd reduction(+ : sum)
   for (int64_t c = 0; c < n; ++c) {
-    y[c] = std::exp(x[c] - max_value);
+    y[c] = fast_math::Exp(x[c] - max_value);
     sum += y[c];
   }
   const T inverse = T(1) / sum;
   for (int64_t c = 0; c < n; ++c) { y[c] *= inverse; }
-  return max_value + std::log(sum);
+  return max_value + fast_math::Log(sum);
+}
+
+// Writes log(softmax(x)) into y for a row of n > 0 values.
+template <typename T>
+inline void LogSoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
+  T max_value = x[0];
+#pragma omp simd reduction(max : max_value)
+  for (int64_t c = 1; c < n; ++c) { max_value = std::max(max_value, x[c]); }
+  T sum = T(0);
+#pragma omp simd reduction(+ : sum)
+  for (int64_t c = 0; c < n; ++c) { sum += fast_math::Exp(x[c] - max_value); }
+  const T shift = max_value + fast_math::Log(sum);
+  for (int64_t c = 0; c < n; ++c) { y[c] = x[c] - shift; }
 }
 
 }  // namespace oneflow

@@ -84,23 +84,17 @@ def bias_add(value, bias, data_format=None, name=None):
 
 
 def softmax(logits, axis=None, name=None):
+    """exp(x) / sum(exp(x)) along `axis` (default the last), stable for large logits."""
     op_builder.check_blob(logits, "softmax", "logits")
     rank = len(logits.shape)
-    if axis is not None:
-        if not shapes.is_int(axis):
-            raise TypeError("softmax: axis must be an int, got %r" % (axis,))
-        if not -rank <= axis < rank:
-            raise ValueError("softmax: axis %d is out of range for a blob of shape %r" % (axis, logits.shape))
-    if axis is not None and axis % rank != rank - 1:
-        from oneflow.ops import array_ops
-
-        # Move `axis` last, take the softmax, move it back.
-        axis = axis % rank
-        perm = [a for a in range(rank) if a != axis] + [axis]
-        inverse = [perm.index(a) for a in range(rank)]
-        moved = array_ops.transpose(logits, perm)
-        return array_ops.transpose(softmax(moved, None, name), inverse)
-    return op_builder.add_single_output_op("softmax", name, "Softmax", {"in": logits})
+    if axis is None:
+        axis = -1
+    if not shapes.is_int(axis):
+        raise TypeError("softmax: axis must be an int, got %r" % (axis,))
+    if not -rank <= axis < rank:
+        raise ValueError("softmax: axis %d is out of range for a blob of shape %r" % (axis, logits.shape))
+    return op_builder.add_single_output_op("softmax", name, "Softmax", {"in": logits},
+                                           {"axis": axis % rank})
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):

@@ -1,0 +1,137 @@
+// CPU dropout and dropout_grad. The mask bit of logical element i at iteration t is a
+// counter-based hash of (seed, t, i) compared with rate (24-bit resolution), so every device
+// computes its own slice of the same logical mask and no generator state is shared. The hash
+// (two rounds of a 32-bit multiply-xorshift finaliser) vectorizes.
+
+#include <cstdint>
+
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/parallel_for.h"
+#include "oneflow/sbp/tensor_slice.h"
+
+namespace oneflow {
+
+namespace {
+
+inline uint64_t SplitMix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+inline uint32_t Mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// Writes mask and y for logical indices [first, first + count).
+template <typename T>
+void DropoutRun(const T* __restrict__ x, T* __restrict__ y, int8_t* __restrict__ mask,
+                int64_t count, uint64_t first, uint32_t key0, uint32_t key1, uint32_t threshold,
+                T scale) {
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t index = first + static_cast<uint64_t>(i);
+    const uint32_t folded = static_cast<uint32_t>(index) ^ (static_cast<uint32_t>(index >> 32) * 0x9E3779B9u);
+    const uint32_t h = Mix32(Mix32(folded ^ key0) + key1);
+    const int8_t keep = (h >> 8) >= threshold ? 1 : 0;
+    mask[i] = keep;
+    y[i] = keep ? x[i] * scale : T(0);
+  }
+}
+
+template <typename T>
+class DropoutKernel final : public Kernel {
+ public:
+  explicit DropoutKernel(const KernelInitContext& ctx) {
+    const double rate = ctx.Attr<double>("rate");
+    seed_ = static_cast<uint64_t>(ctx.Attr<int64_t>("seed"));
+    threshold_ = static_cast<uint32_t>(rate * double(1u << 24) + 0.5);
+    scale_ = static_cast<T>(1.0 / (1.0 - rate));
+    // The physical blob is `rows` runs of `run` contiguous elements; run r starts at logical
+    // flat index r * logical_stride + offset.
+    const Shape& logical = ctx.LogicalDesc("x").shape;
+    const Shape& physical = ctx.Desc("x").shape;
+    const SbpParallel sbp = ctx.Sbp("x");
+    const ParallelContext& parallel = ctx.parallel_context();
+    rows_ = 1;
+    run_ = physical.elem_count();
+    logical_stride_ = 0;
+    offset_ = 0;
+    if (sbp.has_split_parallel() && parallel.parallel_num() > 1) {
+      const int64_t axis = sbp.split_parallel().axis();
+      int64_t inner = 1;
+      for (int64_t a = axis + 1; a < logical.num_axes(); ++a) { inner *= logical.At(a); }
+      for (int64_t a = 0; a < axis; ++a) { rows_ *= logical.At(a); }
+      const Range part =
+          BalancedPart(logical.At(axis), parallel.parallel_num(), parallel.parallel_id());
+      run_ = part.size() * inner;
+      logical_stride_ = logical.At(axis) * inner;
+      offset_ = part.begin * inner;
+    }
+  }
+
+  void Forward(KernelContext& ctx) override {
+    const uint64_t key = SplitMix64(seed_ ^ SplitMix64(step_++));
+    const uint32_t key0 = static_cast<uint32_t>(key), key1 = static_cast<uint32_t>(key >> 32);
+    const T* x = ctx.Input("x").data<T>();
+    T* y = ctx.Output("y").mut_data<T>();
+    int8_t* mask = ctx.Output("mask").mut_data<int8_t>();
+    const int64_t run = run_, stride = logical_stride_, offset = offset_;
+    const uint32_t threshold = threshold_;
+    const T scale = scale_;
+    if (rows_ == 1) {
+      ParallelForElements(ctx, run, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+        DropoutRun(x + begin, y + begin, mask + begin, end - begin,
+                   static_cast<uint64_t>(offset + begin), key0, key1, threshold, scale);
+      });
+      return;
+    }
+    ParallelForRows(ctx, rows_, run, [=](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        DropoutRun(x + r * run, y + r * run, mask + r * run, run,
+                   static_cast<uint64_t>(r * stride + offset), key0, key1, threshold, scale);
+      }
+    });
+  }
+
+ private:
+  uint64_t seed_ = 0, step_ = 0;
+  uint32_t threshold_ = 0;
+  T scale_;
+  int64_t rows_, run_, logical_stride_, offset_;
+};
+
+template <typename T>
+class DropoutGradKernel final : public Kernel {
+ public:
+  explicit DropoutGradKernel(const KernelInitContext& ctx)
+      : scale_(static_cast<T>(ctx.Attr<double>("scale"))) {}
+  void Forward(KernelContext& ctx) override {
+    const T* dy = ctx.Input("dy").data<T>();
+    const int8_t* mask = ctx.Input("mask").data<int8_t>();
+    T* dx = ctx.Output("dx").mut_data<T>();
+    const T scale = scale_;
+    ParallelForElements(ctx, ctx.Input("dy").elem_count(), kElementwiseGrain,
+                        [=](int64_t begin, int64_t end) {
+                          for (int64_t i = begin; i < end; ++i) {
+                            dx[i] = mask[i] ? dy[i] * scale : T(0);
+                          }
+                        });
+  }
+
+ private:
+  T scale_;
+};
+
+}  // namespace
+
+REGISTER_CPU_FLOATING_KERNELS("dropout", DropoutKernel);
+REGISTER_KERNEL("dropout_grad", "cpu", kFloat, DropoutGradKernel<float>);
+REGISTER_KERNEL("dropout_grad", "cpu", kDouble, DropoutGradKernel<double>);
+
+}  // namespace oneflow
