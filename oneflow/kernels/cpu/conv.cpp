@@ -1,9 +1,11 @@
 // CPU convolution kernels (ops in oneflow/ops/conv.cpp).
 //
-// float32: oneDNN convolution forward, backward-data and backward-weights primitives on the
-// framework's plain layouts (NCHW/NHWC activations, OIHW/OHWI weights), created once per kernel
-// on its first call (onednn_util.h) and reused every iteration. Measurements and the layout
-// choice: docs/kernels.md, "Convolution and pooling".
+// float32: oneDNN convolution forward, backward-data and backward-weights primitives, created
+// once per kernel on its first call (onednn_util.h) and reused every iteration. They run on the
+// framework's plain layouts (NCHW/NHWC activations, OIHW/OHWI weights) unless oneDNN has only its
+// im2col + GEMM fallback there and a direct JIT kernel on its blocked layouts; then the blobs are
+// reordered around the primitive (BuildConvPrimitive). Measurements: docs/kernels.md,
+// "Convolution and pooling".
 // float64: oneDNN has no f64 convolution on CPU, so im2col + cblas_dgemm (col2im for the data
 // gradient), one batch element and group at a time.
 
@@ -11,7 +13,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
@@ -77,130 +82,160 @@ dnnl::convolution_forward::primitive_desc ForwardPrimitiveDesc(const ConvDescs& 
   return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), OneDnnCpuEngine());
 }
 
-class OneDnnConvForwardKernel final : public Kernel {
+enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
+
+// One pass's primitive descriptor, before the primitive (JIT code) is created: the layouts it
+// chose for the activation, weight and output arguments, and its implementation's name.
+struct ConvChoice {
+  dnnl::memory::desc src, weights, dst, scratchpad;
+  std::string implementation;
+  std::function<dnnl::primitive()> create;
+};
+
+ConvChoice DescribeConv(ConvPass pass, const ConvDescs& d) {
+  auto forward = ForwardPrimitiveDesc(d);
+  ConvChoice choice;
+  if (pass == ConvPass::kForward) {
+    choice = {forward.src_desc(), forward.weights_desc(), forward.dst_desc(),
+              forward.scratchpad_desc(), forward.impl_info_str(), nullptr};
+    choice.create = [forward] { return dnnl::convolution_forward(forward); };
+  } else if (pass == ConvPass::kBackwardData) {
+    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
+                                               d.weights, d.dst, d.strides, d.dilates,
+                                               d.padding_before, d.padding_after);
+    dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                       OneDnnCpuEngine(), forward);
+    choice = {pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc(), pd.scratchpad_desc(),
+              pd.impl_info_str(), nullptr};
+    choice.create = [pd] { return dnnl::convolution_backward_data(pd); };
+  } else {
+    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
+                                                  d.weights, d.dst, d.strides, d.dilates,
+                                                  d.padding_before, d.padding_after);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
+                                                          OneDnnCpuEngine(), forward);
+    choice = {pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc(), pd.scratchpad_desc(),
+              pd.impl_info_str(), nullptr};
+    choice.create = [pd] { return dnnl::convolution_backward_weights(pd); };
+  }
+  return choice;
+}
+
+// Which layouts the primitives run on: "plain" (the framework's), "blocked" (oneDNN's choice,
+// with reorders around the primitive) or "auto" (default): blocked when, on plain layouts,
+// oneDNN would fall back to its im2col + GEMM implementation while on its own layouts it has a
+// direct JIT kernel (docs/kernels.md measures the two). ONEFLOW_ONEDNN_CONV_LAYOUT overrides
+// it, for benchmarks.
+std::string ConvLayoutMode() {
+  static const std::string mode = [] {
+    const char* value = std::getenv("ONEFLOW_ONEDNN_CONV_LAYOUT");
+    return std::string(value == nullptr ? "auto" : value);
+  }();
+  return mode;
+}
+
+OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plain) {
+  ConvChoice chosen = DescribeConv(pass, plain);
+  const std::string mode = ConvLayoutMode();
+  if (mode != "plain") {
+    ConvDescs any = plain;
+    auto any_of = [](const dnnl::memory::desc& desc) {
+      return dnnl::memory::desc(desc.dims(), desc.data_type(), dnnl::memory::format_tag::any);
+    };
+    any.src = any_of(plain.src);
+    any.weights = any_of(plain.weights);
+    any.dst = any_of(plain.dst);
+    ConvChoice blocked = DescribeConv(pass, any);
+    const bool plain_is_gemm = chosen.implementation.find("gemm") != std::string::npos;
+    const bool blocked_is_gemm = blocked.implementation.find("gemm") != std::string::npos;
+    if (mode == "blocked" || (plain_is_gemm && !blocked_is_gemm)) { chosen = blocked; }
+  }
+  const bool forward = pass == ConvPass::kForward;
+  const bool backward_data = pass == ConvPass::kBackwardData;
+  return OneDnnReorderedPrimitive(
+      chosen.create(), chosen.scratchpad,
+      {{forward ? DNNL_ARG_SRC : backward_data ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC,
+        !backward_data, plain.src, chosen.src},
+       {pass == ConvPass::kBackwardWeights ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS,
+        pass != ConvPass::kBackwardWeights, plain.weights, chosen.weights},
+       {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, !forward, plain.dst, chosen.dst}});
+}
+
+const char* ConvPassName(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return "convolution forward";
+    case ConvPass::kBackwardData: return "convolution backward data";
+    default: return "convolution backward weights";
+  }
+}
+
+// The float32 kernel of one pass. Arguments (framework name -> oneDNN argument):
+//   forward:          in -> SRC, weight -> WEIGHTS, out -> DST
+//   backward data:    dy -> DIFF_DST, weight -> WEIGHTS, dx -> DIFF_SRC
+//   backward weights: x -> SRC, dy -> DIFF_DST, filter_diff -> DIFF_WEIGHTS
+template <ConvPass kPass>
+class OneDnnConvKernel final : public Kernel {
  public:
-  explicit OneDnnConvForwardKernel(const KernelInitContext& ctx)
-      : shape_(MakeConvShape(ctx, ctx.conf().op_type(), ctx.Desc("in").shape,
-                             ctx.Desc("weight").shape)),
-        empty_(ctx.Desc("in").shape.elem_count() == 0 || ctx.Desc("out").shape.elem_count() == 0),
-        out_count_(ctx.Desc("out").shape.elem_count()) {}
+  explicit OneDnnConvKernel(const KernelInitContext& ctx)
+      : shape_(MakeConvShape(ctx, ctx.conf().op_type(), ctx.Desc(ActivationArgument()).shape,
+                             ctx.Desc(WeightArgument()).shape)) {
+    for (const char* argument : {ActivationArgument(), WeightArgument(), OutputGradArgument()}) {
+      if (ctx.Desc(argument).shape.elem_count() == 0) { empty_ = true; }
+    }
+    output_count_ = ctx.Desc(OutputArgument()).shape.elem_count();
+  }
 
   void Forward(KernelContext& ctx) override {
-    float* out = ctx.Output("out").mut_data<float>();
+    float* output = ctx.Output(OutputArgument()).mut_data<float>();
     if (empty_) {
-      std::fill(out, out + out_count_, 0.0f);
+      std::fill(output, output + output_count_, 0.0f);
       return;
     }
     if (!primitive_.built()) {
       try {
-        ConvDescs d = MakeConvDescs(shape_);
-        auto pd = ForwardPrimitiveDesc(d);
-        primitive_ = OneDnnPrimitive(dnnl::convolution_forward(pd), pd.scratchpad_desc(),
-                                     {{DNNL_ARG_SRC, d.src},
-                                      {DNNL_ARG_WEIGHTS, d.weights},
-                                      {DNNL_ARG_DST, d.dst}});
+        primitive_ = BuildConvPrimitive(kPass, MakeConvDescs(shape_));
       } catch (const dnnl::error& error) {
-        ThrowOneDnnError("convolution forward", error);
+        ThrowOneDnnError(ConvPassName(kPass), error);
       }
     }
-    primitive_.Run({{DNNL_ARG_SRC, ctx.Input("in").data<float>()},
-                    {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
-                    {DNNL_ARG_DST, out}});
+    if (kPass == ConvPass::kForward) {
+      primitive_.Run({{DNNL_ARG_SRC, ctx.Input("in").data<float>()},
+                      {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
+                      {DNNL_ARG_DST, output}});
+    } else if (kPass == ConvPass::kBackwardData) {
+      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()},
+                      {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
+                      {DNNL_ARG_DIFF_SRC, output}});
+    } else {
+      primitive_.Run({{DNNL_ARG_SRC, ctx.Input("x").data<float>()},
+                      {DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()},
+                      {DNNL_ARG_DIFF_WEIGHTS, output}});
+    }
   }
 
  private:
-  ConvShape shape_;
-  bool empty_;
-  int64_t out_count_;
-  OneDnnPrimitive primitive_;
-};
-
-class OneDnnConvDataGradKernel final : public Kernel {
- public:
-  explicit OneDnnConvDataGradKernel(const KernelInitContext& ctx)
-      : shape_(MakeConvShape(ctx, "conv_data_grad", ctx.Desc("x_like").shape,
-                             ctx.Desc("weight").shape)),
-        empty_(ctx.Desc("dy").shape.elem_count() == 0),
-        dx_count_(ctx.Desc("dx").shape.elem_count()) {}
-
-  void Forward(KernelContext& ctx) override {
-    float* dx = ctx.Output("dx").mut_data<float>();
-    if (empty_ || dx_count_ == 0) {
-      std::fill(dx, dx + dx_count_, 0.0f);
-      return;
-    }
-    if (!primitive_.built()) {
-      try {
-        ConvDescs d = MakeConvDescs(shape_);
-        auto hint = ForwardPrimitiveDesc(d);
-        dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                   d.weights, d.dst, d.strides, d.dilates,
-                                                   d.padding_before, d.padding_after);
-        dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                           OneDnnCpuEngine(), hint);
-        primitive_ = OneDnnPrimitive(dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
-                                     {{DNNL_ARG_DIFF_SRC, d.src},
-                                      {DNNL_ARG_WEIGHTS, d.weights},
-                                      {DNNL_ARG_DIFF_DST, d.dst}});
-      } catch (const dnnl::error& error) {
-        ThrowOneDnnError("convolution backward data", error);
-      }
-    }
-    primitive_.Run({{DNNL_ARG_DIFF_SRC, dx},
-                    {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
-                    {DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}});
+  // The blob whose shape gives the input geometry, and the one with the weight's shape.
+  static const char* ActivationArgument() {
+    return kPass == ConvPass::kForward ? "in" : kPass == ConvPass::kBackwardData ? "x_like" : "x";
+  }
+  static const char* WeightArgument() {
+    return kPass == ConvPass::kBackwardWeights ? "filter_diff" : "weight";
+  }
+  static const char* OutputGradArgument() { return kPass == ConvPass::kForward ? "out" : "dy"; }
+  static const char* OutputArgument() {
+    return kPass == ConvPass::kForward ? "out"
+           : kPass == ConvPass::kBackwardData ? "dx" : "filter_diff";
   }
 
- private:
   ConvShape shape_;
-  bool empty_;
-  int64_t dx_count_;
-  OneDnnPrimitive primitive_;
+  bool empty_ = false;
+  int64_t output_count_ = 0;
+  OneDnnReorderedPrimitive primitive_;
 };
 
-class OneDnnConvFilterGradKernel final : public Kernel {
- public:
-  explicit OneDnnConvFilterGradKernel(const KernelInitContext& ctx)
-      : shape_(MakeConvShape(ctx, "conv_filter_grad", ctx.Desc("x").shape,
-                             ctx.Desc("filter_diff").shape)),
-        empty_(ctx.Desc("dy").shape.elem_count() == 0 || ctx.Desc("x").shape.elem_count() == 0),
-        diff_count_(ctx.Desc("filter_diff").shape.elem_count()) {}
-
-  void Forward(KernelContext& ctx) override {
-    float* diff = ctx.Output("filter_diff").mut_data<float>();
-    if (empty_ || diff_count_ == 0) {
-      std::fill(diff, diff + diff_count_, 0.0f);
-      return;
-    }
-    if (!primitive_.built()) {
-      try {
-        ConvDescs d = MakeConvDescs(shape_);
-        auto hint = ForwardPrimitiveDesc(d);
-        dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                      d.weights, d.dst, d.strides, d.dilates,
-                                                      d.padding_before, d.padding_after);
-        dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
-                                                              OneDnnCpuEngine(), hint);
-        primitive_ = OneDnnPrimitive(dnnl::convolution_backward_weights(pd),
-                                     pd.scratchpad_desc(),
-                                     {{DNNL_ARG_SRC, d.src},
-                                      {DNNL_ARG_DIFF_WEIGHTS, d.weights},
-                                      {DNNL_ARG_DIFF_DST, d.dst}});
-      } catch (const dnnl::error& error) {
-        ThrowOneDnnError("convolution backward weights", error);
-      }
-    }
-    primitive_.Run({{DNNL_ARG_SRC, ctx.Input("x").data<float>()},
-                    {DNNL_ARG_DIFF_WEIGHTS, diff},
-                    {DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}});
-  }
-
- private:
-  ConvShape shape_;
-  bool empty_;
-  int64_t diff_count_;
-  OneDnnPrimitive primitive_;
-};
+using OneDnnConvForwardKernel = OneDnnConvKernel<ConvPass::kForward>;
+using OneDnnConvDataGradKernel = OneDnnConvKernel<ConvPass::kBackwardData>;
+using OneDnnConvFilterGradKernel = OneDnnConvKernel<ConvPass::kBackwardWeights>;
 
 // ---------------------------------------------------------------------------------------------
 // float64: im2col + GEMM. The geometry is widened to three spatial axes (leading axes of size 1).

@@ -104,6 +104,9 @@ class OneDnnPrimitive {
 
   // `data`: (DNNL_ARG_*, pointer) for every argument given at construction.
   void Run(std::initializer_list<std::pair<int, const void*>> data) {
+    Run(std::vector<std::pair<int, const void*>>(data));
+  }
+  void Run(const std::vector<std::pair<int, const void*>>& data) {
     for (const auto& entry : data) {
       arguments_.at(entry.first).set_data_handle(const_cast<void*>(entry.second));
     }
@@ -116,6 +119,80 @@ class OneDnnPrimitive {
   dnnl::stream stream_;
   std::vector<uint8_t> scratchpad_;
   std::unordered_map<int, dnnl::memory> arguments_;
+};
+
+// One argument of a primitive: its DNNL_ARG_*, whether the primitive reads it, the framework's
+// (plain) layout and the layout the primitive descriptor chose (equal unless it was created
+// with format_tag::any).
+struct OneDnnArgument {
+  int id;
+  bool is_input;
+  dnnl::memory::desc plain;
+  dnnl::memory::desc chosen;
+};
+
+// A primitive that may run on layouts of its own choosing (oneDNN's blocked formats): inputs
+// whose chosen layout differs from the plain one are reordered into a buffer before it, outputs
+// reordered back after it. With equal layouts it is a plain OneDnnPrimitive.
+class OneDnnReorderedPrimitive {
+ public:
+  OneDnnReorderedPrimitive() = default;
+  OneDnnReorderedPrimitive(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
+                           const std::vector<OneDnnArgument>& arguments) {
+    std::vector<std::pair<int, dnnl::memory::desc>> chosen;
+    for (const OneDnnArgument& argument : arguments) {
+      chosen.emplace_back(argument.id, argument.chosen);
+      if (argument.chosen == argument.plain) { continue; }
+      Staged staged;
+      staged.id = argument.id;
+      staged.is_input = argument.is_input;
+      staged.buffer.resize(argument.chosen.get_size());
+      const dnnl::memory::desc& from = argument.is_input ? argument.plain : argument.chosen;
+      const dnnl::memory::desc& to = argument.is_input ? argument.chosen : argument.plain;
+      dnnl::reorder::primitive_desc pd(OneDnnCpuEngine(), from, OneDnnCpuEngine(), to,
+                                       UserScratchpadAttr());
+      staged.reorder = OneDnnPrimitive(dnnl::reorder(pd), pd.scratchpad_desc(),
+                                       {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+      staged_.push_back(std::move(staged));
+    }
+    primitive_ = OneDnnPrimitive(std::move(primitive), scratchpad, chosen);
+  }
+  bool built() const { return primitive_.built(); }
+  bool reorders() const { return !staged_.empty(); }
+
+  void Run(std::initializer_list<std::pair<int, const void*>> data) {
+    std::vector<std::pair<int, const void*>> primitive_data(data);
+    for (Staged& staged : staged_) {
+      for (auto& entry : primitive_data) {
+        if (entry.first != staged.id) { continue; }
+        const void* user = entry.second;
+        entry.second = staged.buffer.data();
+        if (staged.is_input) {
+          staged.reorder.Run({{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, staged.buffer.data()}});
+        } else {
+          staged.user_output = user;
+        }
+      }
+    }
+    primitive_.Run(primitive_data);
+    for (Staged& staged : staged_) {
+      if (!staged.is_input) {
+        staged.reorder.Run({{DNNL_ARG_FROM, staged.buffer.data()},
+                            {DNNL_ARG_TO, staged.user_output}});
+      }
+    }
+  }
+
+ private:
+  struct Staged {
+    int id;
+    bool is_input;
+    std::vector<uint8_t> buffer;  // the argument in the chosen layout
+    OneDnnPrimitive reorder;
+    const void* user_output = nullptr;
+  };
+  OneDnnPrimitive primitive_;
+  std::vector<Staged> staged_;
 };
 
 // oneDNN reports unsupported cases by throwing dnnl::error; say which op and case.
