@@ -100,6 +100,11 @@ class OneDnnPrimitive {
           dnnl::memory(argument.second, OneDnnCpuEngine(), DNNL_MEMORY_NONE);
     }
   }
+  // Not copyable: the argument memories point into this object's scratchpad buffer.
+  OneDnnPrimitive(const OneDnnPrimitive&) = delete;
+  OneDnnPrimitive& operator=(const OneDnnPrimitive&) = delete;
+  OneDnnPrimitive(OneDnnPrimitive&&) = default;
+  OneDnnPrimitive& operator=(OneDnnPrimitive&&) = default;
   bool built() const { return static_cast<bool>(primitive_); }
 
   // `data`: (DNNL_ARG_*, pointer) for every argument given at construction.
@@ -140,6 +145,7 @@ class OneDnnReorderedPrimitive {
   OneDnnReorderedPrimitive(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
                            const std::vector<OneDnnArgument>& arguments) {
     std::vector<std::pair<int, dnnl::memory::desc>> chosen;
+    staged_.reserve(arguments.size());
     for (const OneDnnArgument& argument : arguments) {
       chosen.emplace_back(argument.id, argument.chosen);
       if (argument.chosen == argument.plain) { continue; }
