@@ -4,6 +4,9 @@ from oneflow.ops.norm_ops import (  # noqa: F401
     batch_normalization_add_relu, batch_normalization_relu,
     layer_batch_normalization as batch_normalization, layer_norm,
 )
+from oneflow.ops.conv_ops import (  # noqa: F401
+    layers_conv1d as conv1d, layers_conv2d as conv2d, layers_conv3d as conv3d,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.layers")

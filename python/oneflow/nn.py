@@ -13,6 +13,10 @@ from oneflow.ops.loss_ops import (  # noqa: F401
     l1_loss as L1Loss, logsoftmax, mse_loss as MSELoss, sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
 )
+from oneflow.ops.conv_ops import (  # noqa: F401
+    avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv3d, max_pool1d,
+    max_pool2d, max_pool3d,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.nn")

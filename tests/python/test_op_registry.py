@@ -121,6 +121,19 @@ CHECKER_CASES.update({
     "smooth_l1_loss_grad": ("test_losses.py", "flow.smooth_l1_loss"),
 })
 
+# convolution and pooling
+CHECKER_CASES.update({
+    "conv1d": ("test_conv.py", "flow.nn.conv1d"),
+    "conv2d": ("test_conv.py", "flow.nn.conv2d"),
+    "conv3d": ("test_conv.py", "flow.nn.conv3d"),
+    "conv_data_grad": ("test_conv.py", "def test_conv_data_grad_op"),
+    "conv_filter_grad": ("test_conv.py", "def test_conv_filter_grad_op"),
+    **{"%s_pool_%dd" % (kind, rank): ("test_pool.py", "flow.nn.%s_pool%dd" % (kind, rank))
+       for kind in ("max", "avg") for rank in (1, 2, 3)},
+    **{"%s_pool_%dd_grad" % (kind, rank): ("test_pool.py", "def test_pool_grad_op")
+       for kind in ("max", "avg") for rank in (1, 2, 3)},
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",

@@ -1,0 +1,303 @@
+"""Convolution and pooling: flow.nn.conv1d/2d/3d, compat_conv2d, max_pool1d/2d/3d,
+avg_pool1d/2d/3d, and flow.layers.conv1d/2d/3d (OneFlow 0.3's names, signatures and defaults).
+
+The wrappers turn Python arguments into the ops' attributes (oneflow/ops/conv.cpp, pool.cpp):
+data_format -> "channels_first"/"channels_last", ints -> one value per spatial axis, and padding
+-> a mode plus explicit per-side sizes. Shape rules (ranks, channels and groups, window larger
+than the padded input, non-positive sizes) are checked once, by the ops' C++ inference.
+
+Padding: "VALID"; "SAME" (TensorFlow's: output = ceil(input / stride), the odd padding element
+at the end, also spelled "SAME_UPPER"); "SAME_LOWER" (the odd element at the start); or explicit
+sizes, a list with one entry per input axis in data_format order (batch and channel entries 0)
+or one per spatial axis, each entry an int (both sides) or a (before, after) pair.
+"""
+from oneflow.framework import op_builder, shapes
+
+_SPATIAL_LETTERS = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def _data_format(op_type, data_format, spatial_axes, extra_first=()):
+    """"channels_first" or "channels_last" for a data_format such as "NCHW" / "NHWC"."""
+    letters = _SPATIAL_LETTERS[spatial_axes]
+    first, last = "NC" + letters, "N" + letters + "C"
+    if isinstance(data_format, str):
+        upper = data_format.upper()
+        if upper in (first,) + tuple(extra_first) or data_format == "channels_first":
+            return "channels_first"
+        if upper == last or data_format == "channels_last":
+            return "channels_last"
+    raise ValueError("%s: data_format must be %r or %r (or 'channels_first' / 'channels_last'), "
+                     "got %r" % (op_type, first, last, data_format))
+
+
+def _int_list(op_type, what, value, spatial_axes, channels_first=None):
+    """One int per spatial axis from an int, a one-element sequence, a sequence of one per
+    spatial axis, or (when channels_first is given) one per input axis with 1 for the batch and
+    the channels. Values are not range-checked here (the op says which are invalid)."""
+    if shapes.is_int(value):
+        return [int(value)] * spatial_axes
+    if isinstance(value, (list, tuple)) and all(shapes.is_int(v) for v in value):
+        values = [int(v) for v in value]
+        if len(values) == 1:
+            return values * spatial_axes
+        if len(values) == spatial_axes:
+            return values
+        if channels_first is not None and len(values) == spatial_axes + 2:
+            outer = (values[0], values[1]) if channels_first else (values[0], values[-1])
+            if outer != (1, 1):
+                raise ValueError("%s: %s %r must be 1 on the batch and channel axes"
+                                 % (op_type, what, value))
+            return values[2:] if channels_first else values[1:-1]
+        raise ValueError("%s: %s must be an int or a list of 1 or %d ints, got %r"
+                         % (op_type, what, spatial_axes, value))
+    raise TypeError("%s: %s must be an int or a list of ints, got %r" % (op_type, what, value))
+
+
+def _padding(op_type, padding, spatial_axes, channels_first):
+    """(mode, padding_before, padding_after) of the op for a Python padding argument."""
+    if isinstance(padding, str):
+        mode = {"VALID": "valid", "SAME": "same_upper", "SAME_UPPER": "same_upper",
+                "SAME_LOWER": "same_lower"}.get(padding.upper())
+        if mode is None:
+            raise ValueError("%s: padding must be 'VALID', 'SAME', 'SAME_UPPER', 'SAME_LOWER' or "
+                             "a list of explicit paddings, got %r" % (op_type, padding))
+        return mode, [0] * spatial_axes, [0] * spatial_axes
+    if not isinstance(padding, (list, tuple)):
+        raise ValueError("%s: padding must be a string or a list of explicit paddings, got %r"
+                         % (op_type, padding))
+    pairs = []
+    for entry in padding:
+        if shapes.is_int(entry):
+            pairs.append((int(entry), int(entry)))
+        elif (isinstance(entry, (list, tuple)) and len(entry) == 2
+              and all(shapes.is_int(v) for v in entry)):
+            pairs.append((int(entry[0]), int(entry[1])))
+        else:
+            raise ValueError("%s: each explicit padding must be an int or a (before, after) pair "
+                             "of ints, got %r in %r" % (op_type, entry, padding))
+    if len(pairs) == spatial_axes + 2:
+        outer = [pairs[0], pairs[1] if channels_first else pairs[-1]]
+        if any(pair != (0, 0) for pair in outer):
+            raise ValueError("%s: explicit padding %r must be 0 on the batch and channel axes"
+                             % (op_type, padding))
+        pairs = pairs[2:] if channels_first else pairs[1:-1]
+    elif len(pairs) != spatial_axes:
+        raise ValueError("%s: explicit padding must have %d entries (one per input axis) or %d "
+                         "(one per spatial axis), got %r"
+                         % (op_type, spatial_axes + 2, spatial_axes, padding))
+    return "customized", [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _check_rank(op_type, argument, blob, rank):
+    if len(blob.shape) != rank:
+        raise ValueError("%s: %s must have rank %d, got shape %r"
+                         % (op_type, argument, rank, tuple(blob.shape)))
+
+
+def _check_positive_int(op_type, what, value):
+    if not shapes.is_int(value):
+        raise TypeError("%s: %s must be an int, got %r" % (op_type, what, value))
+    if value <= 0:
+        raise ValueError("%s: %s must be positive, got %r" % (op_type, what, value))
+    return int(value)
+
+
+def _conv(spatial_axes, input, filters, strides, padding, data_format, dilations, groups, name):
+    op_type = "conv%dd" % spatial_axes
+    op_builder.check_blob(input, op_type, "input")
+    op_builder.check_blob(filters, op_type, "filters")
+    position = _data_format(op_type, data_format, spatial_axes)
+    channels_first = position == "channels_first"
+    _check_rank(op_type, "input", input, spatial_axes + 2)
+    _check_rank(op_type, "filters", filters, spatial_axes + 2)
+    groups = _check_positive_int(op_type, "groups", groups)
+    weight_shape = tuple(filters.shape)
+    kernel_size = list(weight_shape[2:] if channels_first else weight_shape[1:-1])
+    mode, before, after = _padding(op_type, padding, spatial_axes, channels_first)
+    attrs = {
+        "filters": int(weight_shape[0]),
+        "data_format": position,
+        "kernel_size": kernel_size,
+        "strides": _int_list(op_type, "strides", strides, spatial_axes),
+        "dilation_rate": _int_list(op_type, "dilations", 1 if dilations is None else dilations,
+                                   spatial_axes),
+        "padding": mode,
+        "padding_before": before,
+        "padding_after": after,
+        "groups": groups,
+    }
+    return op_builder.add_single_output_op(op_type, name, "Conv%dd_" % spatial_axes,
+                                           {"in": input, "weight": filters}, attrs)
+
+
+def conv1d(input, filters, strides, padding, data_format="NCW", dilations=None, groups=1,
+           name=None):
+    """1-D convolution. input (N, C, W) for "NCW" or (N, W, C) for "NWC"; filters
+    (out_channels, C / groups, kernel_w) or (out_channels, kernel_w, C / groups)."""
+    return _conv(1, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def conv2d(input, filters, strides, padding, data_format="NCHW", dilations=None, groups=1,
+           name=None):
+    """2-D convolution. input (N, C, H, W) for "NCHW" or (N, H, W, C) for "NHWC"; filters
+    (out_channels, C / groups, kh, kw) or (out_channels, kh, kw, C / groups)."""
+    return _conv(2, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def conv3d(input, filters, strides, padding, data_format="NCDHW", dilations=None, groups=1,
+           name=None):
+    """3-D convolution. input (N, C, D, H, W) for "NCDHW" or (N, D, H, W, C) for "NDHWC"; filters
+    (out_channels, C / groups, kd, kh, kw) or (out_channels, kd, kh, kw, C / groups)."""
+    return _conv(3, input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def compat_conv2d(input, filters, strides, padding, data_format="NCHW", dilations=None, groups=1,
+                  name=None):
+    """conv2d with TensorFlow's padding names ("SAME" is "SAME_UPPER" there, as here)."""
+    if isinstance(padding, str) and padding.upper() == "SAME":
+        padding = "SAME_UPPER"
+    return conv2d(input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def _pool(kind, spatial_axes, input, ksize, strides, padding, data_format, ceil_mode, name):
+    op_type = "%s_pool_%dd" % (kind, spatial_axes)
+    op_builder.check_blob(input, op_type, "input")
+    extra = ("NCHW_VECT_C",) if spatial_axes == 2 else ()
+    position = _data_format(op_type, data_format, spatial_axes, extra_first=extra)
+    channels_first = position == "channels_first"
+    _check_rank(op_type, "input", input, spatial_axes + 2)
+    if not isinstance(ceil_mode, bool):
+        raise TypeError("%s: ceil_mode must be a bool, got %r" % (op_type, ceil_mode))
+    mode, before, after = _padding(op_type, padding, spatial_axes, channels_first)
+    attrs = {
+        "data_format": position,
+        "pool_size": _int_list(op_type, "ksize", ksize, spatial_axes, channels_first),
+        "strides": _int_list(op_type, "strides", strides, spatial_axes, channels_first),
+        "padding": mode,
+        "padding_before": before,
+        "padding_after": after,
+        "ceil_mode": ceil_mode,
+    }
+    prefix = "%sPool%dD_" % (kind.capitalize(), spatial_axes)
+    return op_builder.add_single_output_op(op_type, name, prefix, {"x": input}, attrs,
+                                           output="y")
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """1-D max pooling; OneFlow 0.3's default data_format here is "NWC"."""
+    return _pool("max", 1, input, ksize, strides, padding, data_format, False, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NCW", name=None):
+    """1-D average pooling (padding excluded from each window's count)."""
+    return _pool("avg", 1, input, ksize, strides, padding, data_format, False, name)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NCHW", ceil_mode=False, name=None):
+    return _pool("max", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NCHW", ceil_mode=False, name=None):
+    """2-D average pooling (padding excluded from each window's count)."""
+    return _pool("avg", 2, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NCDHW", ceil_mode=False, name=None):
+    return _pool("max", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NCDHW", ceil_mode=False, name=None):
+    """3-D average pooling (padding excluded from each window's count)."""
+    return _pool("avg", 3, input, ksize, strides, padding, data_format, ceil_mode, name)
+
+
+def _conv_layer(spatial_axes, inputs, filters, kernel_size, strides, padding, data_format,
+                dilation_rate, groups, activation, use_bias, kernel_initializer,
+                bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                weight_name, bias_name):
+    """flow.layers.conv{n}d: a weight (and bias) variable, the convolution, bias_add and the
+    activation. Variables are "<name>-weight" / "<name>-bias" unless weight_name / bias_name
+    are given; the convolution op is named `name`."""
+    from oneflow.ops import initializers, nn_ops, variables
+
+    layer = "layers.conv%dd" % spatial_axes
+    op_builder.check_blob(inputs, layer, "inputs")
+    position = _data_format(layer, data_format, spatial_axes)
+    channels_first = position == "channels_first"
+    _check_rank(layer, "inputs", inputs, spatial_axes + 2)
+    filters = _check_positive_int(layer, "filters", filters)
+    groups = _check_positive_int(layer, "groups", groups)
+    kernel = _int_list(layer, "kernel_size", kernel_size, spatial_axes)
+    channels = inputs.shape[1] if channels_first else inputs.shape[-1]
+    if filters % groups or channels % groups:
+        raise ValueError("%s: groups=%d must divide both filters (%d) and the input channels (%d, "
+                         "inputs %r)" % (layer, groups, filters, channels, tuple(inputs.shape)))
+    if channels_first:
+        weight_shape = (filters, channels // groups) + tuple(kernel)
+    else:
+        weight_shape = (filters,) + tuple(kernel) + (channels // groups,)
+    if kernel_initializer is None:
+        kernel_initializer = initializers.xavier_uniform_initializer(data_format=data_format)
+    session = op_builder.current_job()
+
+    def variable(variable_name, shape, initializer, regularizer, model_name):
+        return variables.get_variable(
+            variable_name, shape=shape, dtype=inputs.dtype, initializer=initializer,
+            regularizer=regularizer, trainable=trainable, model_name=model_name, reuse=False)
+
+    if weight_name is None:
+        with session.scope.namespace(name):
+            weight = variable("weight", weight_shape, kernel_initializer, kernel_regularizer,
+                              "weight")
+    else:
+        weight = variable(weight_name, weight_shape, kernel_initializer, kernel_regularizer,
+                          "weight")
+    output = _conv(spatial_axes, inputs, weight, strides, padding, position, dilation_rate,
+                   groups, name)
+    if use_bias:
+        if bias_initializer is None:
+            bias_initializer = initializers.constant_initializer(0)
+        if bias_name is None:
+            with session.scope.namespace(name):
+                bias = variable("bias", (filters,), bias_initializer, bias_regularizer, "bias")
+        else:
+            bias = variable(bias_name, (filters,), bias_initializer, bias_regularizer, "bias")
+        with session.scope.namespace(name):
+            output = nn_ops.bias_add(output, bias, position, name="bias_add")
+    if callable(activation):
+        with session.scope.namespace(name):
+            output = activation(output, name="activation")
+    return output
+
+
+def layers_conv1d(inputs, filters, kernel_size=1, strides=1, padding="VALID", data_format="NCW",
+                  dilation_rate=None, groups=1, activation=None, use_bias=True,
+                  kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                  bias_regularizer=None, trainable=True, name="Conv1d", weight_name=None,
+                  bias_name=None):
+    return _conv_layer(1, inputs, filters, kernel_size, strides, padding, data_format,
+                       dilation_rate, groups, activation, use_bias, kernel_initializer,
+                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                       weight_name, bias_name)
+
+
+def layers_conv2d(inputs, filters, kernel_size=1, strides=1, padding="VALID", data_format="NCHW",
+                  dilation_rate=None, groups=1, activation=None, use_bias=True,
+                  kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                  bias_regularizer=None, trainable=True, name="Conv2d", weight_name=None,
+                  bias_name=None):
+    return _conv_layer(2, inputs, filters, kernel_size, strides, padding, data_format,
+                       dilation_rate, groups, activation, use_bias, kernel_initializer,
+                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                       weight_name, bias_name)
+
+
+def layers_conv3d(inputs, filters, kernel_size=1, strides=1, padding="VALID",
+                  data_format="NCDHW", dilation_rate=None, groups=1, activation=None,
+                  use_bias=True, kernel_initializer=None, bias_initializer=None,
+                  kernel_regularizer=None, bias_regularizer=None, trainable=True, name="Conv3d",
+                  weight_name=None, bias_name=None):
+    return _conv_layer(3, inputs, filters, kernel_size, strides, padding, data_format,
+                       dilation_rate, groups, activation, use_bias, kernel_initializer,
+                       bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
+                       weight_name, bias_name)
