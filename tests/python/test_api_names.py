@@ -9,7 +9,7 @@ from oneflow.framework import api_names
 
 
 @pytest.mark.parametrize("module_name, name", [
-    ("oneflow", "concat"), ("oneflow", "data"), ("oneflow.math", "xlogy"),
+    ("oneflow", "detection"), ("oneflow", "data"), ("oneflow.math", "xlogy"),
     ("oneflow.math", "reduce_max"), ("oneflow.nn", "conv2d"), ("oneflow.layers", "conv2d"),
     ("oneflow.keras.activations", "gelu_grad"),
 ])
