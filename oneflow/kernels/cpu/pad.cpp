@@ -1,6 +1,5 @@
 // CPU pad, reflection_pad2d, replication_pad2d and their gradients.
-// pad fills y with the constant and copies x into the interior with one StridedCopy (whole
-// rows as memcpy). The 2-d pads work one (n, c) plane at a time, planes split over the compute
+// pad writes each output row once: constant, then x's row by memcpy, then constant. The 2-d pads work one (n, c) plane at a time, planes split over the compute
 // threads: each output row copies the source row's middle with memcpy and mirrors (or
 // repeats) its ends; the gradients add each padded element onto its source in the same plane.
 
@@ -16,37 +15,71 @@ namespace oneflow {
 
 namespace {
 
+// One pass over y's rows (all axes but the last): a row outside x on some outer axis is all
+// constant; any other row is constant before, one memcpy of x's row, constant after. Every
+// element of y is written once.
 template <typename T>
 class PadKernel final : public Kernel {
  public:
   explicit PadKernel(const KernelInitContext& ctx) {
     const Shape& x = ctx.Desc("x").shape;
     const Shape& y = ctx.Desc("y").shape;
-    std::vector<int64_t> before = Int64ListAttr(ctx.conf(), "padding_before");
+    before_ = Int64ListAttr(ctx.conf(), "padding_before");
     value_ = IsFloatingDataType(DataTypeOf<T>::value)
                  ? static_cast<T>(ctx.Attr<double>("floating_constant_value"))
                  : static_cast<T>(ctx.Attr<int64_t>("integral_constant_value"));
-    StridedView interior = ContiguousView(y.dims());
-    for (int64_t axis = 0; axis < y.num_axes(); ++axis) {
-      interior.offset += before[axis] * interior.strides[axis];
+    if (y.num_axes() == 0) {  // a 0-d blob: nothing to pad
+      before_ = {0};
+      x_dims_ = {1};
+      y_dims_ = {1};
+    } else {
+      x_dims_ = x.dims();
+      y_dims_ = y.dims();
     }
-    y_count_ = y.elem_count();
-    copy_ = StridedCopy(sizeof(T), x.dims(), ContiguousView(x.dims()), interior);
+    x_strides_ = ContiguousStrides(x_dims_);
   }
 
   void Forward(KernelContext& ctx) override {
+    const T* x = ctx.Input("x").data<T>();
     T* y = ctx.Output("y").mut_data<T>();
+    const int64_t outer_axes = static_cast<int64_t>(y_dims_.size()) - 1;
+    const int64_t y_row = y_dims_.back();
+    const int64_t x_row = x_dims_.back();
+    const int64_t left = before_.back();
+    int64_t rows = 1;
+    for (int64_t axis = 0; axis < outer_axes; ++axis) { rows *= y_dims_[axis]; }
+    if (rows * y_row == 0) { return; }
     const T value = value_;
-    ParallelForElements(ctx, y_count_, kElementwiseGrain, [=](int64_t begin, int64_t end) {
-      std::fill(y + begin, y + end, value);
+    ParallelForRows(ctx, rows, y_row, [=, this](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        T* target = y + row * y_row;
+        // Where the row lies in x, if it does.
+        int64_t rest = row;
+        int64_t x_offset = 0;
+        bool inside = x_row > 0;
+        for (int64_t axis = outer_axes - 1; axis >= 0; --axis) {
+          const int64_t index = rest % y_dims_[axis] - before_[axis];
+          rest /= y_dims_[axis];
+          if (index < 0 || index >= x_dims_[axis]) { inside = false; }
+          x_offset += index * x_strides_[axis];
+        }
+        if (!inside) {
+          std::fill(target, target + y_row, value);
+          continue;
+        }
+        std::fill(target, target + left, value);
+        std::memcpy(target + left, x + x_offset, x_row * sizeof(T));
+        std::fill(target + left + x_row, target + y_row, value);
+      }
     });
-    copy_.Run(ctx, ctx.Input("x").raw(), y);
   }
 
  private:
   T value_;
-  int64_t y_count_ = 0;
-  StridedCopy copy_;
+  std::vector<int64_t> before_;
+  std::vector<int64_t> x_dims_;
+  std::vector<int64_t> y_dims_;
+  std::vector<int64_t> x_strides_;
 };
 
 // Source index in [0, size) of padded position `index` (may be < 0 or >= size).

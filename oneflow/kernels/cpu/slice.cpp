@@ -1,5 +1,6 @@
-// CPU slice, slice_update and concat: each is one or a few StridedCopy runs planned at kernel
-// construction (whole rows move as memcpy; see strided_copy.h). They only move bytes, so one
+// CPU slice, slice_update and concat. slice and slice_update are StridedCopy runs planned at
+// kernel construction (whole rows move as memcpy; see strided_copy.h); concat streams its
+// output row by row. They only move bytes, so one
 // kernel per element size serves every dtype.
 
 #include <cstring>
@@ -7,6 +8,7 @@
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/strided_copy.h"
 
 namespace oneflow {
@@ -79,33 +81,58 @@ class SliceUpdateKernel final : public Kernel {
   StridedCopy copy_;
 };
 
-// Input i fills out[..., offset_i : offset_i + dim_i, ...]: per outer row, one contiguous run
-// of each input. Few inputs, each a copy of whole runs.
+// Input i fills out[..., offset_i : offset_i + dim_i, ...]: for each outer row (the axes
+// before `axis`), one contiguous run of each input, written in order so that the output is
+// streamed once front to back. Outer rows split over the compute threads; with a single outer
+// row (axis 0) each input is one large memcpy, itself split into chunks.
 class ConcatKernel final : public Kernel {
  public:
   explicit ConcatKernel(const KernelInitContext& ctx) {
     const Shape& out = ctx.Desc("out").shape;
     const int64_t axis =
         NormalizeAxis("concat", "axis", ctx.Attr<int64_t>("axis"), out.num_axes());
-    std::vector<int64_t> out_strides = ContiguousStrides(out.dims());
     const int64_t element = SizeOf(ctx.Desc("out").data_type);
-    int64_t offset = 0;
+    outer_ = out.Count(0, axis);
+    out_run_elements_ = out.Count(axis, out.num_axes());
+    out_run_bytes_ = out_run_elements_ * element;
     for (int64_t index = 0; ctx.Has("in", index); ++index) {
       const Shape& in = ctx.Desc("in", index).shape;
-      copies_.emplace_back(element, in.dims(), ContiguousView(in.dims()),
-                           StridedView{offset * out_strides[axis], out_strides});
-      offset += in.At(axis);
-    }
-  }
-  void Forward(KernelContext& ctx) override {
-    void* out = ctx.Output("out").mut_raw();
-    for (size_t index = 0; index < copies_.size(); ++index) {
-      copies_[index].Run(ctx, ctx.Input("in", index).raw(), out);
+      run_bytes_.push_back(in.Count(axis, in.num_axes()) * element);
     }
   }
 
+  void Forward(KernelContext& ctx) override {
+    char* out = static_cast<char*>(ctx.Output("out").mut_raw());
+    std::vector<const char*> inputs(run_bytes_.size());
+    for (size_t index = 0; index < inputs.size(); ++index) {
+      inputs[index] = static_cast<const char*>(ctx.Input("in", index).raw());
+    }
+    if (outer_ == 1) {
+      int64_t offset = 0;
+      for (size_t index = 0; index < inputs.size(); ++index) {
+        ParallelMemcpy(ctx, out + offset, inputs[index], run_bytes_[index]);
+        offset += run_bytes_[index];
+      }
+      return;
+    }
+    const std::vector<int64_t>& runs = run_bytes_;
+    const int64_t out_run = out_run_bytes_;
+    ParallelForRows(ctx, outer_, out_run_elements_, [&, out](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        char* target = out + row * out_run;
+        for (size_t index = 0; index < inputs.size(); ++index) {
+          std::memcpy(target, inputs[index] + row * runs[index], runs[index]);
+          target += runs[index];
+        }
+      }
+    });
+  }
+
  private:
-  std::vector<StridedCopy> copies_;
+  int64_t outer_ = 1;
+  int64_t out_run_elements_ = 0;
+  int64_t out_run_bytes_ = 0;
+  std::vector<int64_t> run_bytes_;  // bytes each input contributes per outer row
 };
 
 }  // namespace
