@@ -18,6 +18,14 @@ from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,
 )
 from oneflow.ops.math_ops import where  # noqa: F401
+from oneflow.ops.shape_ops import (  # noqa: F401
+    broadcast_like, concat, constant_like, expand_dims, flatten, ones, ones_like, pad, pad_grad,
+    reflection_pad2d, replication_pad2d, reshape_like, slice, slice_update, slice_v2, split,
+    squeeze, stack, zeros, zeros_like,
+)
+from oneflow.ops.index_ops import (  # noqa: F401
+    clip_by_value, gather, gather_nd, one_hot, scatter_nd, tensor_scatter_nd_add,
+)
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import smooth_l1_loss  # noqa: F401

@@ -7,6 +7,9 @@ from oneflow.ops.math_ops import (  # noqa: F401
     relu, rint, round, rsqrt, sigmoid, sigmoid_v2, sign, sin, sinh, softplus, sqrt, square,
     subtract, tan, tanh,
 )
+from oneflow.ops.index_ops import (  # noqa: F401
+    clip_by_value, unsorted_batch_segment_sum, unsorted_segment_sum, unsorted_segment_sum_like,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.math")

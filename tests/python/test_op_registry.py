@@ -134,6 +134,27 @@ CHECKER_CASES.update({
        for kind in ("max", "avg") for rank in (1, 2, 3)},
 })
 
+# shape and indexing
+CHECKER_CASES.update({
+    "concat": ("test_shape_ops.py", "flow.concat"),
+    "slice": ("test_slice.py", "flow.slice_v2"),
+    "slice_update": ("test_slice.py", "flow.slice_update"),
+    "pad": ("test_pad.py", "flow.pad"),
+    "reflection_pad2d": ("test_pad.py", "flow.reflection_pad2d"),
+    "reflection_pad2d_grad": ("test_pad.py", "flow.reflection_pad2d"),
+    "replication_pad2d": ("test_pad.py", "flow.replication_pad2d"),
+    "replication_pad2d_grad": ("test_pad.py", "flow.replication_pad2d"),
+    "gather": ("test_gather.py", "flow.gather"),
+    "unsorted_segment_sum": ("test_gather.py", "flow.math.unsorted_segment_sum"),
+    "unsorted_segment_sum_like": ("test_gather.py", "flow.math.unsorted_segment_sum_like"),
+    "gather_nd": ("test_gather.py", "flow.gather_nd"),
+    "scatter_nd": ("test_gather.py", "flow.scatter_nd"),
+    "scatter_nd_like": ("test_gather.py", "flow.tensor_scatter_nd_add"),
+    "one_hot": ("test_gather.py", "flow.one_hot"),
+    "clip_by_scalar": ("test_gather.py", "flow.clip_by_value"),
+    "clip_by_scalar_grad": ("test_gather.py", "flow.clip_by_value"),
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",

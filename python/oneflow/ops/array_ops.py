@@ -63,21 +63,25 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def transpose(a, perm=None, conjugate=False, batch_axis_non_change=False, name=None):
-    """Permutes a's axes: out's axis i is a's axis perm[i]; perm None reverses them."""
+    """Permutes a's axes: out's axis i is a's axis perm[i]; perm None reverses them. The
+    result's batch_axis follows the permutation, or stays a's with batch_axis_non_change."""
     op_builder.check_blob(a, "transpose", "a")
     if conjugate:
         raise NotImplementedError("transpose: conjugate=True needs complex dtypes, which are not "
                                   "supported")
-    if batch_axis_non_change:
-        raise NotImplementedError("transpose: batch_axis_non_change=True is not supported")
     if perm is None:
         perm = list(reversed(range(len(a.shape))))
     try:
         perm = [int(axis) for axis in perm]
     except TypeError:
         raise TypeError("transpose: perm must be a sequence of ints, got %r" % (perm,))
-    return op_builder.add_single_output_op("transpose", name, "Transpose", {"in": a},
-                                           {"perm": perm})
+    out = op_builder.add_single_output_op("transpose", name, "Transpose", {"in": a},
+                                          {"perm": perm})
+    batch_axis = a.batch_axis
+    if batch_axis is not None and not batch_axis_non_change and batch_axis in perm:
+        batch_axis = perm.index(batch_axis)
+    out._batch_axis = batch_axis
+    return out
 
 
 def parallel_cast(input, name=None, distribute=None, gradient_distribute=None):  # noqa: A002

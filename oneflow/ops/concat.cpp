@@ -1,0 +1,93 @@
+// concat: joins its inputs along `axis`; all other dims must agree. Each input's gradient is
+// the slice of dy that the input filled.
+
+#include "oneflow/common/data_type.h"
+#include "oneflow/framework/index_functions.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/framework/shape_functions.h"
+
+namespace oneflow {
+
+namespace {
+
+void InferConcat(InferContext& ctx) {
+  const int64_t count = ctx.InputCount("in");
+  const BlobDesc& first = ctx.Input("in", 0);
+  CheckDataTypeIn("concat", "in", first.data_type, MovableDataTypes());
+  if (first.shape.num_axes() == 0) {
+    throw Error(ErrorKind::kValue) << "concat: cannot concatenate 0-d blobs";
+  }
+  const int64_t axis =
+      NormalizeAxis("concat", "axis", ctx.Attr<int64_t>("axis"), first.shape.num_axes());
+  std::vector<int64_t> dims = first.shape.dims();
+  for (int64_t index = 1; index < count; ++index) {
+    const BlobDesc& input = ctx.Input("in", index);
+    if (input.data_type != first.data_type) {
+      throw Error(ErrorKind::kType)
+          << "concat: input " << index << " is " << DataTypeName(input.data_type)
+          << " but input 0 is " << DataTypeName(first.data_type)
+          << "; all inputs must have the same dtype";
+    }
+    bool matches = input.shape.num_axes() == first.shape.num_axes();
+    for (int64_t dim = 0; matches && dim < first.shape.num_axes(); ++dim) {
+      matches = dim == axis || input.shape.At(dim) == first.shape.At(dim);
+    }
+    if (!matches) {
+      throw Error(ErrorKind::kValue)
+          << "concat: input " << index << " has shape " << input.shape.ToString()
+          << " but input 0 has " << first.shape.ToString()
+          << "; all inputs must have the same rank and the same dims except on axis " << axis;
+    }
+    dims[axis] += input.shape.At(axis);
+  }
+  ctx.Output("out") = BlobDesc{Shape(dims), first.data_type};
+}
+
+// Any axis but the concatenated one may be split: each device concatenates its own rows.
+void GetConcatSbp(SbpContext& ctx) {
+  const Shape& first = ctx.LogicalInput("in", 0).shape;
+  const int64_t axis =
+      NormalizeAxis("concat", "axis", ctx.Attr<int64_t>("axis"), first.num_axes());
+  for (int64_t dim = 0; dim < first.num_axes(); ++dim) {
+    if (dim == axis) { continue; }
+    ctx.NewSignature().SplitAllInputs(dim).SplitAllOutputs(dim).Build();
+  }
+  ctx.NewSignature().PartialSum("in").PartialSum("out").Build();
+  ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+}
+
+void GenerateConcatGrad(GradContext& ctx) {
+  const std::string dy = ctx.OutputGrad("out");
+  const Shape& out = ctx.Desc(ctx.Output("out")).shape;
+  const int64_t axis = NormalizeAxis("concat", "axis", ctx.Attr<int64_t>("axis"), out.num_axes());
+  int64_t offset = 0;
+  for (int64_t index = 0; index < ctx.InputCount("in"); ++index) {
+    const int64_t size = ctx.Desc(ctx.Input("in", index)).shape.At(axis);
+    if (ctx.NeedInputGrad("in", index)) {
+      std::vector<int64_t> start(out.num_axes(), 0);
+      std::vector<int64_t> stop = out.dims();
+      std::vector<int64_t> step(out.num_axes(), 1);
+      start[axis] = offset;
+      stop[axis] = offset + size;
+      std::string din = ctx.AddOp(
+          "in_grad_" + std::to_string(index),
+          OpConfBuilder("slice", "").Input("x", dy).Attr("start", start).Attr("stop", stop).Attr(
+              "step", step),
+          "y");
+      ctx.SetInputGrad("in", index, din);
+    }
+    offset += size;
+  }
+}
+
+}  // namespace
+
+REGISTER_OP("concat")
+    .VariadicInput("in")
+    .Output("out")
+    .Attr<int64_t>("axis", 0)
+    .SetInferFn(InferConcat)
+    .SetSbpFn(GetConcatSbp)
+    .SetGradFn(GenerateConcatGrad);
+
+}  // namespace oneflow

@@ -1,0 +1,168 @@
+"""Indexing ops: gather, gather_nd, scatter_nd, tensor_scatter_nd_add, one_hot, clip_by_value
+and the unsorted segment sums (flow.math.unsorted_segment_sum, _like, unsorted_batch_segment_sum).
+
+Index blobs are int32 or int64. Indices are checked while the job runs: one out of range raises
+a ValueError naming the op, the index, its position and the valid range."""
+import numbers
+
+import numpy as np
+
+from oneflow.framework import dtypes, op_builder, shapes
+from oneflow.ops import array_ops
+
+_INDEX_DTYPES = (dtypes.int32, dtypes.int64)
+_FLOATING = (dtypes.float32, dtypes.float64)
+
+
+def _check_int(value, op, what):
+    if not shapes.is_int(value):
+        raise TypeError("%s: %s must be an int, got %r" % (op, what, value))
+    return int(value)
+
+
+def _check_indices(blob, op, what="indices"):
+    op_builder.check_blob(blob, op, what)
+    if blob.dtype not in _INDEX_DTYPES:
+        raise TypeError("%s: %s must be int32 or int64, got %s" % (op, what, blob.dtype.name))
+    return blob
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Rows of params along `axis` (default: batch_dims) picked by int indices:
+    out = params[:axis] + indices[batch_dims:] + params[axis + 1:]. With batch_dims > 0 the
+    first batch_dims axes of params and indices are matched (batch gather). The gradient of
+    params is a scatter-add of out's gradient rows (unsorted_segment_sum_like)."""
+    op_builder.check_blob(params, "gather", "params")
+    _check_indices(indices, "gather")
+    batch_dims = _check_int(batch_dims, "gather", "batch_dims")
+    axis = batch_dims if axis is None else _check_int(axis, "gather", "axis")
+    return op_builder.add_single_output_op("gather", name, "Gather",
+                                           {"in": params, "indices": indices},
+                                           {"axis": axis, "batch_dims": batch_dims})
+
+
+def gather_nd(params, indices, name=None):
+    """out[i...] = params[indices[i..., 0], ..., indices[i..., K-1], ...]."""
+    op_builder.check_blob(params, "gather_nd", "params")
+    _check_indices(indices, "gather_nd")
+    return op_builder.add_single_output_op("gather_nd", name, "GatherNd",
+                                           {"params": params, "indices": indices})
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """Zeros of `shape` with updates added at the rows indices address (duplicates sum)."""
+    _check_indices(indices, "scatter_nd")
+    op_builder.check_blob(updates, "scatter_nd", "updates")
+    shape = shapes.to_shape(shape, "scatter_nd")
+    return op_builder.add_single_output_op("scatter_nd", name, "ScatterNd",
+                                           {"indices": indices, "updates": updates},
+                                           {"shape": shape})
+
+
+def _scatter_nd_like(indices, updates, like, name=None):
+    return op_builder.add_single_output_op("scatter_nd_like", name, "ScatterNdLike",
+                                           {"indices": indices, "updates": updates,
+                                            "like": like})
+
+
+def tensor_scatter_nd_add(params, indices, updates, name=None):
+    """params with updates added at the rows indices address (duplicates sum)."""
+    op_builder.check_blob(params, "tensor_scatter_nd_add", "params")
+    _check_indices(indices, "tensor_scatter_nd_add")
+    op_builder.check_blob(updates, "tensor_scatter_nd_add", "updates")
+    return params + _scatter_nd_like(indices, updates, params, name=name)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=None, name=None):
+    """A new axis of size `depth` at `axis` (-1: last) holding on_value at each index and
+    off_value elsewhere; dtype defaults to float32. An index outside [0, depth) is an error."""
+    _check_indices(indices, "one_hot")
+    depth = _check_int(depth, "one_hot", "depth")
+    dtype = dtypes.check(dtype if dtype is not None else dtypes.float32, "one_hot dtype")
+    rank = len(indices.shape) + 1
+    axis = _check_int(axis, "one_hot", "axis")
+    if not -1 <= axis < rank:
+        raise ValueError("one_hot: axis %d is out of range for a result of rank %d (expected -1 "
+                         "or in [0, %d))" % (axis, rank, rank))
+    for value, what in ((on_value, "on_value"), (off_value, "off_value")):
+        if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, bool):
+            raise TypeError("one_hot: %s must be a real number, got %r" % (what, value))
+    attrs = {
+        "depth": depth,
+        "dtype": dtype.value,
+        "floating_on_value": float(on_value),
+        "floating_off_value": float(off_value),
+        "integer_on_value": int(on_value),
+        "integer_off_value": int(off_value),
+    }
+    last = axis in (-1, rank - 1)
+    out = op_builder.add_single_output_op("one_hot", name if last else None, "OneHot",
+                                          {"indices": indices}, attrs)
+    if last:
+        return out
+    perm = list(range(axis)) + [rank - 1] + list(range(axis, rank - 1))
+    return array_ops.transpose(out, perm, name=name)
+
+
+def clip_by_value(values, min_value=None, max_value=None, name=None):
+    """min(max(values, min_value), max_value), either bound optional; the gradient is zero
+    where a value was clipped."""
+    op_builder.check_blob(values, "clip_by_value", "values")
+    if min_value is None and max_value is None:
+        raise ValueError("clip_by_value: min_value and max_value cannot both be None")
+    for value, what in ((min_value, "min_value"), (max_value, "max_value")):
+        if value is not None and (not isinstance(value, (numbers.Real, np.number))
+                                  or isinstance(value, bool)):
+            raise TypeError("clip_by_value: %s must be a real number, got %r" % (what, value))
+    if min_value is not None and max_value is not None and min_value > max_value:
+        raise ValueError("clip_by_value: min_value %r is greater than max_value %r"
+                         % (min_value, max_value))
+    floating = values.dtype in _FLOATING
+    attrs = {
+        "has_min": min_value is not None,
+        "has_max": max_value is not None,
+        "floating_min": float(min_value) if floating and min_value is not None else 0.0,
+        "floating_max": float(max_value) if floating and max_value is not None else 0.0,
+        "integral_min": int(min_value) if not floating and min_value is not None else 0,
+        "integral_max": int(max_value) if not floating and max_value is not None else 0,
+    }
+    return op_builder.add_single_output_op("clip_by_scalar", name, "ClipByValue", {"x": values},
+                                           attrs, output="y")
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, axis=0, name=None):
+    """out[..., k, ...] (k on `axis`) = sum of data's rows whose segment id is k; segment_ids
+    matches data on axes [axis, axis + rank(segment_ids)); ids must be in [0, num_segments)."""
+    op_builder.check_blob(data, "unsorted_segment_sum", "data")
+    _check_indices(segment_ids, "unsorted_segment_sum", "segment_ids")
+    return op_builder.add_single_output_op(
+        "unsorted_segment_sum", name, "UnsortedSegmentSum",
+        {"data": data, "segment_ids": segment_ids},
+        {"num_segments": _check_int(num_segments, "unsorted_segment_sum", "num_segments"),
+         "axis": _check_int(axis, "unsorted_segment_sum", "axis")})
+
+
+def unsorted_segment_sum_like(data, segment_ids, like, axis=0, name=None):
+    """unsorted_segment_sum with like.shape[axis] segments; the result has like's shape."""
+    op_builder.check_blob(data, "unsorted_segment_sum_like", "data")
+    _check_indices(segment_ids, "unsorted_segment_sum_like", "segment_ids")
+    op_builder.check_blob(like, "unsorted_segment_sum_like", "like")
+    return op_builder.add_single_output_op(
+        "unsorted_segment_sum_like", name, "UnsortedSegmentSumLike",
+        {"data": data, "segment_ids": segment_ids, "like": like},
+        {"axis": _check_int(axis, "unsorted_segment_sum_like", "axis")})
+
+
+def unsorted_batch_segment_sum(data, segment_ids, num_segments, name=None):
+    """Per batch row: segment_ids (B..., N) and data (B..., N, D...) give out
+    (B..., num_segments, D...), each batch row summed into its own segments."""
+    op_builder.check_blob(data, "unsorted_batch_segment_sum", "data")
+    _check_indices(segment_ids, "unsorted_batch_segment_sum", "segment_ids")
+    batch_dims = len(segment_ids.shape) - 1
+    if batch_dims < 0:
+        raise ValueError("unsorted_batch_segment_sum: segment_ids must have at least one axis")
+    return op_builder.add_single_output_op(
+        "unsorted_segment_sum", name, "UnsortedBatchSegmentSum",
+        {"data": data, "segment_ids": segment_ids},
+        {"num_segments": _check_int(num_segments, "unsorted_batch_segment_sum", "num_segments"),
+         "axis": batch_dims, "batch_dims": batch_dims})
