@@ -7,6 +7,10 @@ from oneflow.ops.math_ops import (  # noqa: F401
     relu, rint, round, rsqrt, sigmoid, sigmoid_v2, sign, sin, sinh, softplus, sqrt, square,
     subtract, tan, tanh,
 )
+from oneflow.ops.reduce_ops import (  # noqa: F401
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_min,
+    reduce_prod, reduce_std, reduce_variance, two_stage_reduce_max, two_stage_reduce_min,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.math")

@@ -97,6 +97,15 @@ CHECKER_CASES.update({
     "assign": ("test_checkpoint.py", "flow.assign"),
     "increment_counter": ("test_sgd.py", "PiecewiseConstantScheduler"),  # the train step
 })
+# reductions, sorting, random
+CHECKER_CASES.update({
+    "reduce_max": ("test_reduce.py", "flow.math.reduce_max"),
+    "reduce_min": ("test_reduce.py", "flow.math.reduce_min"),
+    "reduce_prod": ("test_reduce.py", "flow.math.reduce_prod"),
+    "reduce_prod_grad": ("test_reduce.py", "test_prod_gradient_with_zeros_is_exact"),
+    "reduce_any": ("test_reduce.py", "flow.math.reduce_any"),
+    "reduce_all": ("test_reduce.py", "flow.math.reduce_all"),
+})
 
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
