@@ -18,6 +18,7 @@ from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,
 )
 from oneflow.ops.math_ops import where  # noqa: F401
+from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401

@@ -105,6 +105,11 @@ CHECKER_CASES.update({
     "reduce_prod_grad": ("test_reduce.py", "test_prod_gradient_with_zeros_is_exact"),
     "reduce_any": ("test_reduce.py", "flow.math.reduce_any"),
     "reduce_all": ("test_reduce.py", "flow.math.reduce_all"),
+    "argmax": ("test_arg_sort.py", "flow.math.argmax"),
+    "argmin": ("test_arg_sort.py", "flow.math.argmin"),
+    "top_k": ("test_arg_sort.py", "flow.math.top_k"),
+    "sort": ("test_arg_sort.py", "flow.sort"),
+    "argsort": ("test_arg_sort.py", "flow.argsort"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.
