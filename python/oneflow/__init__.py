@@ -29,7 +29,7 @@ from oneflow.ops.initializers import (  # noqa: F401
 )
 from oneflow import (  # noqa: F401
     checkpoint, config, deprecated, distribute, env, experimental, keras, layers, math, nn,
-    optimizer, regularizers, scope, train, typing, unittest,
+    optimizer, random, regularizers, scope, train, typing, unittest,
 )
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 

@@ -110,6 +110,9 @@ CHECKER_CASES.update({
     "top_k": ("test_arg_sort.py", "flow.math.top_k"),
     "sort": ("test_arg_sort.py", "flow.sort"),
     "argsort": ("test_arg_sort.py", "flow.argsort"),
+    "random_uniform": ("test_random.py", "flow.random.uniform"),
+    "random_normal": ("test_random.py", "flow.random.normal"),
+    "bernoulli": ("test_random.py", "flow.random.bernoulli"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.
