@@ -19,6 +19,7 @@ from oneflow.ops.array_ops import (  # noqa: F401
 )
 from oneflow.ops.math_ops import where  # noqa: F401
 from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
+from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401

@@ -113,6 +113,7 @@ CHECKER_CASES.update({
     "random_uniform": ("test_random.py", "flow.random.uniform"),
     "random_normal": ("test_random.py", "flow.random.normal"),
     "bernoulli": ("test_random.py", "flow.random.bernoulli"),
+    "range": ("test_range_and_cast.py", "flow.range"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.
