@@ -12,6 +12,7 @@ int64_t SizeOf(DataType data_type) {
     case kInt32: return 4;
     case kInt64: return 8;
     case kUInt8: return 1;
+    case kFloat16: return 2;
     default: break;
   }
   throw Error(ErrorKind::kValue) << "invalid data type " << static_cast<int>(data_type);
@@ -25,6 +26,7 @@ std::string DataTypeName(DataType data_type) {
     case kInt32: return "int32";
     case kInt64: return "int64";
     case kUInt8: return "uint8";
+    case kFloat16: return "float16";
     default: return "invalid";
   }
 }

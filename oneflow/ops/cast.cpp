@@ -10,7 +10,8 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kCastDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8};
+const std::vector<DataType> kCastDataTypes = {kFloat,  kDouble, kInt8,   kInt32,
+                                             kInt64, kUInt8,  kFloat16};
 
 void InferCast(InferContext& ctx) {
   const BlobDesc& in = ctx.Input("in");
@@ -24,6 +25,7 @@ void GenerateCastGrad(GradContext& ctx) {
   std::string in = ctx.Input("in");
   DataType in_data_type = ctx.Desc(in).data_type;
   if (!ctx.NeedInputGrad("in") || !IsFloatingDataType(in_data_type)) { return; }
+  if (!IsFloatingDataType(ctx.Desc(ctx.Output("out")).data_type)) { return; }  // float16 too
   std::string din = ctx.AddOp(
       "in_grad",
       OpConfBuilder("cast", "").Input("in", ctx.OutputGrad("out")).Attr("dtype", in_data_type));

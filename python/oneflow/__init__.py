@@ -26,6 +26,8 @@ from oneflow.ops.shape_ops import (  # noqa: F401
 from oneflow.ops.index_ops import (  # noqa: F401
     clip_by_value, gather, gather_nd, one_hot, scatter_nd, tensor_scatter_nd_add,
 )
+from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
+from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import smooth_l1_loss  # noqa: F401
@@ -37,7 +39,7 @@ from oneflow.ops.initializers import (  # noqa: F401
 )
 from oneflow import (  # noqa: F401
     checkpoint, config, deprecated, distribute, env, experimental, keras, layers, losses, math,
-    nn, optimizer, regularizers, scope, train, typing, unittest,
+    nn, optimizer, random, regularizers, scope, train, typing, unittest,
 )
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 

@@ -10,6 +10,11 @@ from oneflow.ops.math_ops import (  # noqa: F401
 from oneflow.ops.index_ops import (  # noqa: F401
     clip_by_value, unsorted_batch_segment_sum, unsorted_segment_sum, unsorted_segment_sum_like,
 )
+from oneflow.ops.reduce_ops import (  # noqa: F401
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_min,
+    reduce_prod, reduce_std, reduce_variance, two_stage_reduce_max, two_stage_reduce_min,
+)
+from oneflow.ops.sort_ops import argmax, argmin, top_k  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.math")

@@ -153,6 +153,24 @@ CHECKER_CASES.update({
     "one_hot": ("test_gather.py", "flow.one_hot"),
     "clip_by_scalar": ("test_gather.py", "flow.clip_by_value"),
     "clip_by_scalar_grad": ("test_gather.py", "flow.clip_by_value"),
+
+# reductions, sorting, random
+CHECKER_CASES.update({
+    "reduce_max": ("test_reduce.py", "flow.math.reduce_max"),
+    "reduce_min": ("test_reduce.py", "flow.math.reduce_min"),
+    "reduce_prod": ("test_reduce.py", "flow.math.reduce_prod"),
+    "reduce_prod_grad": ("test_reduce.py", "test_prod_gradient_with_zeros_is_exact"),
+    "reduce_any": ("test_reduce.py", "flow.math.reduce_any"),
+    "reduce_all": ("test_reduce.py", "flow.math.reduce_all"),
+    "argmax": ("test_arg_sort.py", "flow.math.argmax"),
+    "argmin": ("test_arg_sort.py", "flow.math.argmin"),
+    "top_k": ("test_arg_sort.py", "flow.math.top_k"),
+    "sort": ("test_arg_sort.py", "flow.sort"),
+    "argsort": ("test_arg_sort.py", "flow.argsort"),
+    "random_uniform": ("test_random.py", "flow.random.uniform"),
+    "random_normal": ("test_random.py", "flow.random.normal"),
+    "bernoulli": ("test_random.py", "flow.random.bernoulli"),
+    "range": ("test_range_and_cast.py", "flow.range"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.

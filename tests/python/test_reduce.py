@@ -49,3 +49,206 @@ def test_reduce_axis_out_of_range():
 
     with pytest.raises(ValueError, match="axis 2"):
         job(np.zeros((2, 3), np.float32))
+
+
+# --- The whole family: max, min, prod, any, all and the composites --------------------------
+
+def _numpy_axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _variance(x, axis=None, keepdims=False):
+    return np.var(x, axis=axis, keepdims=keepdims)
+
+
+def _logsumexp(x, axis=None, keepdims=False):
+    peak = np.max(x, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(x - peak), axis=axis, keepdims=True)) + peak
+    return out if keepdims else np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+
+
+def _euclidean_norm(x, axis=None, keepdims=False):
+    return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+
+
+FAMILY = {
+    "reduce_max": (flow.math.reduce_max, np.max),
+    "reduce_min": (flow.math.reduce_min, np.min),
+    "reduce_prod": (flow.math.reduce_prod, np.prod),
+    "reduce_variance": (flow.math.reduce_variance, _variance),
+    "reduce_std": (flow.math.reduce_std, np.std),
+    "reduce_logsumexp": (flow.math.reduce_logsumexp, _logsumexp),
+    "reduce_euclidean_norm": (flow.math.reduce_euclidean_norm, _euclidean_norm),
+    "two_stage_reduce_max": (flow.math.two_stage_reduce_max, np.max),
+    "two_stage_reduce_min": (flow.math.two_stage_reduce_min, np.min),
+}
+# (axis, keepdims); the composites get the multi-device pass on the first case (their parts,
+# reduce_sum/max and the elementwise ops, get it on every case).
+FAMILY_CASES = [(1, False), (None, False), ([0, 2], True), (-1, True)]
+COMPOSITES = {"reduce_variance", "reduce_std", "reduce_logsumexp", "reduce_euclidean_norm"}
+
+
+@pytest.mark.parametrize("axis, keepdims", FAMILY_CASES, ids=str)
+@pytest.mark.parametrize("name", sorted(FAMILY))
+def test_reduce_family(name, axis, keepdims):
+    flow_fn, numpy_fn = FAMILY[name]
+    numpy_axis = _numpy_axis(axis)
+    # Distinct values (no ties), so max/min are differentiable where finite differences look.
+    values = np.random.RandomState(3).permutation(24).reshape(2, 3, 4) / 12.0 - 0.95
+    check_op(lambda x: flow_fn(x, axis=axis, keepdims=keepdims),
+             lambda x: numpy_fn(x, axis=numpy_axis, keepdims=keepdims),
+             inputs=[values], weight_output=True,
+             multi_device=name not in COMPOSITES or (axis, keepdims) == FAMILY_CASES[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64], ids=str)
+@pytest.mark.parametrize("name", ["reduce_max", "reduce_min", "reduce_prod", "reduce_sum"])
+def test_reduce_other_dtypes(name, dtype):
+    flow_fn = getattr(flow.math, name)
+    numpy_fn = {"reduce_max": np.max, "reduce_min": np.min, "reduce_prod": np.prod,
+                "reduce_sum": np.sum}[name]
+    x = np.random.RandomState(1).randint(-3, 4, size=(3, 4, 5)).astype(dtype)
+    check_op(lambda b: flow_fn(b, axis=[0, 2]),
+             lambda a: numpy_fn(a, axis=(0, 2)).astype(dtype), inputs=[x])
+
+
+@pytest.mark.parametrize("axis", [None, 0, [1, 2], -1], ids=str)
+@pytest.mark.parametrize("name", ["reduce_any", "reduce_all"])
+def test_reduce_any_all(name, axis):
+    flow_fn = getattr(flow.math, name)
+    numpy_fn = {"reduce_any": np.any, "reduce_all": np.all}[name]
+    x = (np.random.RandomState(2).rand(3, 4, 5) < 0.7).astype(np.float32)
+    x[0] = 1.0  # some all-true rows
+    x[2, 1] = 0.0  # and some all-false ones
+    check_op(lambda b: flow_fn(b, axis=axis, keepdims=False),
+             lambda a: numpy_fn(a, axis=_numpy_axis(axis)).astype(np.int8), inputs=[x])
+
+
+def test_reduce_any_all_of_integers():
+    x = np.array([[0, 0, 3], [0, 0, 0], [1, 2, 3]], dtype=np.int32)
+    check_op(lambda b: flow.math.reduce_any(b, axis=1),
+             lambda a: np.any(a, axis=1).astype(np.int8), inputs=[x])
+    check_op(lambda b: flow.math.reduce_all(b, axis=1),
+             lambda a: np.all(a, axis=1).astype(np.int8), inputs=[x])
+
+
+@pytest.mark.parametrize("name", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+                                  "reduce_prod", "reduce_logsumexp"])
+def test_empty_axis_list_reduces_nothing(name):
+    x = np.random.RandomState(0).uniform(-1, 1, size=(2, 3))
+    check_op(lambda b: getattr(flow.math, name)(b, axis=[]), lambda a: a, inputs=[x])
+
+
+def test_empty_axis_list_of_the_other_reductions():
+    x = np.array([[0.0, 1.5, -2.0], [3.0, 0.0, 4.0]])
+    check_op(lambda b: flow.math.reduce_any(b, axis=[]), lambda a: (a != 0).astype(np.int8),
+             inputs=[x], check_backward=False)
+    check_op(lambda b: flow.math.reduce_all(b, axis=[]), lambda a: (a != 0).astype(np.int8),
+             inputs=[x], check_backward=False)
+    for name in ["reduce_std", "reduce_variance"]:
+        check_op(lambda b: getattr(flow.math, name)(b, axis=[]), np.zeros_like, inputs=[x],
+                 differentiable=[], multi_device=False)
+    check_op(lambda b: flow.math.reduce_euclidean_norm(b, axis=[]), np.abs, inputs=[x],
+             check_backward=False, multi_device=False)
+
+
+@pytest.mark.parametrize("name", ["reduce_max", "reduce_min"])
+def test_max_min_gradient_is_shared_among_ties(name):
+    # OneFlow's rule (as TensorFlow's): dy / (number of elements equal to the result) each.
+    x = np.array([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [-1.0, 5.0, -1.0, 4.0]])
+    x = x if name == "reduce_max" else -x
+    numpy_fn = np.max if name == "reduce_max" else np.min
+    _, gradients = check_op(lambda b: getattr(flow.math, name)(b, axis=1),
+                            lambda a: numpy_fn(a, axis=1), inputs=[x], check_backward=False)
+    expected = np.array([[0, 0.5, 0.5, 0], [0.25, 0.25, 0.25, 0.25], [0, 1, 0, 0]])
+    np.testing.assert_allclose(gradients[0], expected, rtol=1e-12)
+
+
+def test_max_of_nan_is_nan():
+    x = np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]], dtype=np.float32)
+    out, _ = check_op(lambda b: flow.math.reduce_max(b, axis=1), lambda a: np.max(a, axis=1),
+                      inputs=[x], check_backward=False, multi_device=False)
+    assert np.isnan(out[0]) and out[1] == 3.0
+
+
+def test_prod_gradient_with_zeros_is_exact():
+    x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, -2.0, 4.0]])
+    _, gradients = check_op(lambda b: flow.math.reduce_prod(b, axis=1),
+                            lambda a: np.prod(a, axis=1), inputs=[x], check_backward=False)
+    expected = np.array([[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [-8.0, 6.0, -3.0]])
+    np.testing.assert_allclose(gradients[0], expected, rtol=1e-12)
+
+
+def test_logsumexp_of_large_values_does_not_overflow():
+    x = np.array([[1000.0, 1000.0], [-1000.0, 0.0]])
+    check_op(lambda b: flow.math.reduce_logsumexp(b, axis=1), lambda a: _logsumexp(a, axis=1),
+             inputs=[x], check_backward=False)
+
+
+# --- Precision: float32 sums of millions of elements ----------------------------------------
+
+def _run_single(fn, x):
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(b: tp.Numpy.Placeholder(x.shape, dtype=flow.float32)) -> tp.Numpy:
+        return fn(b)
+
+    return job(x)
+
+
+def test_float32_sum_of_4m_mixed_magnitudes_matches_float64():
+    rng = np.random.RandomState(7)
+    n = 1 << 22
+    x = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n) + 0.5).astype(np.float32)
+    expected = np.sum(x.astype(np.float64))
+    for shape, axis in [((n,), None), ((2048, 2048), [0, 1]), ((4, n // 4), 1)]:
+        out = _run_single(lambda b: flow.math.reduce_sum(b, axis=axis), x.reshape(shape))
+        total = np.sum(out.astype(np.float64))
+        assert abs(total - expected) <= 1e-6 * abs(expected), (shape, total, expected)
+    columns = _run_single(lambda b: flow.math.reduce_sum(b, axis=0), x.reshape(4096, 1024))
+    expected_columns = x.reshape(4096, 1024).astype(np.float64).sum(axis=0)
+    np.testing.assert_allclose(columns, expected_columns, rtol=1e-6,
+                               atol=1e-6 * np.abs(x.reshape(4096, 1024)).sum(axis=0).max())
+    mean = _run_single(lambda b: flow.math.reduce_mean(b), x)
+    assert abs(float(mean) - expected / n) <= 1e-6 * abs(expected / n)
+
+
+# --- Errors --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["reduce_max", "reduce_prod", "reduce_any", "reduce_std",
+                                  "reduce_logsumexp"])
+def test_reduce_family_axis_errors(name):
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        with pytest.raises(ValueError, match=r"%s: axis -3 is out of range.*\(2, 3\)" % name):
+            getattr(flow.math, name)(x, axis=[0, -3])
+        with pytest.raises(ValueError, match="%s: axis .* names an axis twice" % name):
+            getattr(flow.math, name)(x, axis=[1, -1])
+        with pytest.raises(TypeError, match="%s: axis must be None, an int or a list" % name):
+            getattr(flow.math, name)(x, axis="1")
+        return x
+
+    job(np.zeros((2, 3), np.float32))
+
+
+def test_reduce_dtype_errors():
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3), dtype=flow.int32)) -> tp.Numpy:
+        with pytest.raises(TypeError, match="reduce_mean: needs a float32 or float64 blob"):
+            flow.math.reduce_mean(x)
+        with pytest.raises(TypeError, match="reduce_std: needs a float32 or float64 blob"):
+            flow.math.reduce_std(x, axis=0)
+        return x
+
+    job(np.zeros((2, 3), np.int32))

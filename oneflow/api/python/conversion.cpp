@@ -25,6 +25,7 @@ DataType DataTypeFromNumpy(const py::dtype& dtype) {
     case py::detail::npy_api::NPY_DOUBLE_: return kDouble;
     case py::detail::npy_api::NPY_BYTE_: return kInt8;
     case py::detail::npy_api::NPY_UBYTE_: return kUInt8;
+    case 23: return kFloat16;  // NPY_HALF, which pybind11 does not name
     case py::detail::npy_api::NPY_INT_: return kInt32;
     case py::detail::npy_api::NPY_LONG_: return kInt64;
     case py::detail::npy_api::NPY_LONGLONG_: return kInt64;
@@ -32,7 +33,7 @@ DataType DataTypeFromNumpy(const py::dtype& dtype) {
   }
   throw Error(ErrorKind::kType) << "numpy dtype " << py::repr(static_cast<const py::handle&>(dtype)).cast<std::string>()
                                 << " is not supported (use float32, float64, int8, int32, int64 "
-                                   "or uint8)";
+                                   "uint8 or float16)";
 }
 
 namespace {
@@ -45,6 +46,7 @@ py::dtype NumpyDataType(DataType data_type) {
     case kInt32: return py::dtype::of<int32_t>();
     case kInt64: return py::dtype::of<int64_t>();
     case kUInt8: return py::dtype::of<uint8_t>();
+    case kFloat16: return py::dtype("float16");
     default: break;
   }
   throw Error(ErrorKind::kType) << "no numpy dtype for " << DataTypeName(data_type);

@@ -351,7 +351,7 @@ void BindSession(py::module_& module) {
     for (const std::string& op_type : OpRegistry::Instance().OpTypes()) {
       const OpDef& def = OpRegistry::Instance().Get(op_type);
       py::list cpu_dtypes;
-      for (DataType data_type : {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8}) {
+      for (DataType data_type : {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8, kFloat16}) {
         if (KernelRegistry::Instance().Has(op_type, "cpu", data_type)) {
           cpu_dtypes.append(DataTypeName(data_type));
         }

@@ -1,4 +1,7 @@
-// CPU cast: registered per output dtype; the input dtype is dispatched inside.
+// CPU cast: registered per output dtype; the input dtype is dispatched inside. float16 (a
+// storage type, GCC's _Float16: F16C/AVX-512 conversions) converts through float.
+
+#include <cstring>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
@@ -24,13 +27,57 @@ struct CastFrom {
   }
 };
 
+// Out converted from float16 through float.
+template <typename Out>
+struct ConvertedFromHalf {
+  _Float16 value;
+  operator Out() const { return static_cast<Out>(static_cast<float>(value)); }  // NOLINT
+};
+
 template <typename Out>
 class CastKernel final : public Kernel {
  public:
   explicit CastKernel(const KernelInitContext& ctx) {}
   void Forward(KernelContext& ctx) override {
     const Blob& in = ctx.Input("in");
+    if (in.data_type() == kFloat16) {
+      CastFrom<Out>{in, ctx.Output("out").mut_data<Out>(), ctx}
+          .template operator()<ConvertedFromHalf<Out>>();
+      return;
+    }
     SwitchDataType(in.data_type(), CastFrom<Out>{in, ctx.Output("out").mut_data<Out>(), ctx});
+  }
+};
+
+// To float16: through float (one rounding for float inputs).
+struct HalfFrom {
+  const Blob& in;
+  _Float16* out;
+  KernelContext& ctx;
+
+  template <typename In>
+  void operator()() const {
+    const In* source = in.data<In>();
+    _Float16* target = out;
+    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        target[i] = static_cast<_Float16>(static_cast<float>(source[i]));
+      }
+    });
+  }
+};
+
+class CastToHalfKernel final : public Kernel {
+ public:
+  explicit CastToHalfKernel(const KernelInitContext& ctx) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& in = ctx.Input("in");
+    _Float16* out = static_cast<_Float16*>(ctx.Output("out").mut_raw());
+    if (in.data_type() == kFloat16) {
+      std::memcpy(out, in.raw(), in.byte_size());
+      return;
+    }
+    SwitchDataType(in.data_type(), HalfFrom{in, out, ctx});
   }
 };
 
@@ -42,5 +89,6 @@ REGISTER_KERNEL("cast", "cpu", kInt8, CastKernel<int8_t>);
 REGISTER_KERNEL("cast", "cpu", kInt32, CastKernel<int32_t>);
 REGISTER_KERNEL("cast", "cpu", kInt64, CastKernel<int64_t>);
 REGISTER_KERNEL("cast", "cpu", kUInt8, CastKernel<uint8_t>);
+REGISTER_KERNEL("cast", "cpu", kFloat16, CastToHalfKernel);
 
 }  // namespace oneflow

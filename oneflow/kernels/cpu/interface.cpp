@@ -113,6 +113,10 @@ REGISTER_INTERFACE_KERNELS(kInt8);
 REGISTER_INTERFACE_KERNELS(kInt32);
 REGISTER_INTERFACE_KERNELS(kInt64);
 REGISTER_INTERFACE_KERNELS(kUInt8);
+// float16 blobs are fed, returned and watched as bytes; variables stay float32/float64.
+REGISTER_KERNEL("input", "cpu", kFloat16, InputKernel);
+REGISTER_KERNEL("return", "cpu", kFloat16, ReturnKernel);
+REGISTER_KERNEL("watch", "cpu", kFloat16, WatchKernel);
 
 }  // namespace
 }  // namespace oneflow

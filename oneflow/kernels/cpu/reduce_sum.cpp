@@ -1,9 +1,10 @@
 // CPU reduce_sum and reduce_sum_like: both sum an input over axes into a smaller output whose
-// memory layout is the input's shape with the summed axes set to 1.
+// memory layout is the input's shape with the summed axes set to 1. The loops, threading and
+// float32 accuracy (double accumulators) are those of reduce_loops.h.
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
-#include "oneflow/kernels/cpu/broadcast_plan.h"
+#include "oneflow/kernels/cpu/reduce_loops.h"
 
 namespace oneflow {
 
@@ -14,21 +15,17 @@ class ReduceSumKernel final : public Kernel {
  public:
   explicit ReduceSumKernel(const KernelInitContext& ctx) {
     const Shape& input = ctx.Desc("input_tensor").shape;
-    std::vector<int64_t> axes =
-        NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.num_axes());
-    Shape kept = ReduceShape(input, axes, true);
-    out_count_ = kept.elem_count();
-    plan_ = BroadcastPlan(input, {kept});
+    view_ = ReduceView(input, NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"),
+                                                  input.num_axes()));
   }
 
   void Forward(KernelContext& ctx) override {
-    SumByPlan(plan_, ctx.Input("input_tensor").data<T>(), ctx.Output("output_tensor").mut_data<T>(),
-              out_count_);
+    view_.Run<SumReducer<T>>(ctx, ctx.Input("input_tensor").data<T>(),
+                             ctx.Output("output_tensor").mut_data<T>());
   }
 
  private:
-  BroadcastPlan plan_;
-  int64_t out_count_;
+  ReduceView view_;
 };
 
 template <typename T>
@@ -36,20 +33,16 @@ class ReduceSumLikeKernel final : public Kernel {
  public:
   explicit ReduceSumLikeKernel(const KernelInitContext& ctx) {
     const Shape& x = ctx.Desc("x").shape;
-    std::vector<int64_t> axes = ReduceSumLikeAxes("reduce_sum_like", x, ctx.Desc("like").shape,
-                                                  Int64ListAttr(ctx.conf(), "axis"));
-    Shape kept = ReduceShape(x, axes, true);
-    out_count_ = kept.elem_count();
-    plan_ = BroadcastPlan(x, {kept});
+    view_ = ReduceView(x, ReduceSumLikeAxes("reduce_sum_like", x, ctx.Desc("like").shape,
+                                            Int64ListAttr(ctx.conf(), "axis")));
   }
 
   void Forward(KernelContext& ctx) override {
-    SumByPlan(plan_, ctx.Input("x").data<T>(), ctx.Output("y").mut_data<T>(), out_count_);
+    view_.Run<SumReducer<T>>(ctx, ctx.Input("x").data<T>(), ctx.Output("y").mut_data<T>());
   }
 
  private:
-  BroadcastPlan plan_;
-  int64_t out_count_;
+  ReduceView view_;
 };
 
 }  // namespace

@@ -50,6 +50,7 @@ ONEFLOW_03_NAMES = {
         batch_normalization batch_normalization_add_relu batch_normalization_relu conv1d conv2d
         conv3d dense layer_norm layer_norm_grad layer_norm_param_grad prelu upsample_2d
     """,
+    "oneflow.random": "bernoulli generate_random_batch_permutation_indices shuffle",
     "oneflow.keras": "activations",
     "oneflow.keras.activations": "gelu gelu_grad relu sigmoid tanh tanh_grad",
 }

@@ -31,20 +31,24 @@ double = float64
 char = int8
 
 
-class _UnsupportedDType(DType):
-    def __init__(self, name):
-        super().__init__(name, -1, np.float16 if name == "float16" else np.float32)
-
-
-float16 = _UnsupportedDType("float16")
+# float16 is a storage type: blobs can be fed, cast (flow.cast) and returned; compute ops take
+# float32 and name float16 in their dtype errors.
+float16 = DType("float16", 7, np.float16)
 half = float16
 
-_BY_VALUE = {d.value: d for d in (float32, float64, int8, int32, int64, uint8)}
+
+class _UnsupportedDType(DType):
+    def __init__(self, name):
+        super().__init__(name, -1, np.float32)
+
+
+_BY_VALUE = {d.value: d for d in (float32, float64, int8, int32, int64, uint8, float16)}
 _BY_NAME = {
     "float": float32, "float32": float32, "double": float64, "float64": float64, "int8": int8,
-    "char": int8, "int32": int32, "int64": int64, "uint8": uint8,
+    "char": int8, "int32": int32, "int64": int64, "uint8": uint8, "float16": float16,
+    "half": float16,
 }
-_BY_NUMPY = {d.numpy_dtype: d for d in (float32, float64, int8, int32, int64, uint8)}
+_BY_NUMPY = {d.numpy_dtype: d for d in (float32, float64, int8, int32, int64, uint8, float16)}
 
 
 def from_value(value):

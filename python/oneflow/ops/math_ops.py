@@ -239,36 +239,15 @@ def square(x, name=None):
     return _unary("square", x, name, "Square")
 
 
-def _reduce_axes(x, axis, op_name):
-    rank = len(x.shape)
-    if axis is None:
-        return list(range(rank))
-    axes = [axis] if isinstance(axis, int) else list(axis)
-    for a in axes:
-        if not isinstance(a, int) or not -max(rank, 1) <= a < max(rank, 1):
-            raise ValueError(
-                "%s: axis %r is out of range for a blob of shape %r" % (op_name, a, x.shape)
-            )
-    return sorted(set(a % max(rank, 1) for a in axes))
-
-
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
-    op_builder.check_blob(input_tensor, "reduce_sum", "input_tensor")
-    axes = _reduce_axes(input_tensor, axis, "reduce_sum")
-    return op_builder.add_single_output_op(
-        "reduce_sum", name, "ReduceSum", {"input_tensor": input_tensor},
-        {"axis": axes, "keepdims": bool(keepdims)}, output="output_tensor",
-    )
+    """See oneflow/ops/reduce_ops.py (axis None: all axes; axis []: no reduction)."""
+    from oneflow.ops import reduce_ops
+
+    return reduce_ops.reduce_sum(input_tensor, axis, keepdims, name)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
-    """Composite: reduce_sum times 1 / (number of reduced elements)."""
-    op_builder.check_blob(input_tensor, "reduce_mean", "input_tensor")
-    axes = _reduce_axes(input_tensor, axis, "reduce_mean")
-    count = 1
-    for a in axes:
-        count *= input_tensor.shape[a]
-    summed = reduce_sum(input_tensor, axes, keepdims, name=None if name is None else name + "_sum")
-    if not dtypes.check(summed.dtype) in (dtypes.float32, dtypes.float64):
-        raise TypeError("reduce_mean needs a float32 or float64 blob, got %s" % summed.dtype.name)
-    return _scalar_op("scalar_mul", summed, 1.0 / count, name)
+    """See oneflow/ops/reduce_ops.py: reduce_sum times 1 / (number of reduced elements)."""
+    from oneflow.ops import reduce_ops
+
+    return reduce_ops.reduce_mean(input_tensor, axis, keepdims, name)

@@ -1,0 +1,299 @@
+#pragma once
+// The reduction engine behind the CPU reduce kernels (reduce_sum, reduce_max, ..., reduce_any).
+//
+// A reduction over any set of axes is first viewed as [outer kept O][reduced R][inner kept I]
+// by dropping size-1 axes and merging neighbours of the same kind; this covers full, last-axis,
+// first-axis and middle-axis reductions. Two loops do the work:
+//   - I == 1 (contiguous rows): `ReduceContiguous`, 32 independent accumulator lanes (compiled
+//     to vector registers; also what makes float sums accurate, see below), merged pairwise;
+//   - I > 1 (row accumulation): a chunk of up to kReduceChunk accumulators per (o, chunk) task,
+//     each reduced row added to it elementwise, four rows per pass.
+// Tasks (o, chunk) are spread over the device's compute threads; when there are fewer of them
+// than threads (e.g. one output), R is cut into parts whose partial results are merged.
+// Other axis patterns (kept, reduced, kept, reduced, ...) take a serial BroadcastPlan walk.
+//
+// A Reducer (see SumReducer) says how elements combine: Acc Identity(), Acc Combine(Acc, T),
+// Acc Merge(Acc, Acc), Out Finish(Acc). Float sums and products accumulate in double: a float32
+// sum of millions of elements then stays within float32 rounding of the exact value (the test
+// checks 4M mixed-magnitude elements against float64 at 1e-6), and the conversion costs little
+// next to reading the input.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "oneflow/common/shape.h"
+#include "oneflow/kernels/cpu/broadcast_plan.h"
+#include "oneflow/kernels/cpu/elementwise_loops.h"
+#include "oneflow/kernels/cpu/parallel_for.h"
+
+namespace oneflow {
+
+// Accumulator type of sums and products: double for floating types, the type itself otherwise.
+template <typename T>
+struct WideAccumulator {
+  using type = T;
+};
+template <>
+struct WideAccumulator<float> {
+  using type = double;
+};
+
+template <typename T>
+struct SumReducer {
+  using Acc = typename WideAccumulator<T>::type;
+  using Out = T;
+  static Acc Identity() { return Acc(0); }
+  static Acc Combine(Acc acc, T x) { return acc + static_cast<Acc>(x); }
+  static Acc Merge(Acc a, Acc b) { return a + b; }
+  static Out Finish(Acc acc) { return static_cast<Out>(acc); }
+};
+
+template <typename T>
+struct ProdReducer {
+  using Acc = typename WideAccumulator<T>::type;
+  using Out = T;
+  static Acc Identity() { return Acc(1); }
+  static Acc Combine(Acc acc, T x) { return acc * static_cast<Acc>(x); }
+  static Acc Merge(Acc a, Acc b) { return a * b; }
+  static Out Finish(Acc acc) { return static_cast<Out>(acc); }
+};
+
+// Lowest / highest value of T, and the NaN test (false for integers), as branch-free selects.
+template <typename T>
+inline T LowestValue() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::lowest();
+}
+template <typename T>
+inline T HighestValue() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::max();
+}
+template <typename T>
+inline bool IsNan(T x) {
+  return x != x;  // NOLINT: the NaN test, vectorizes; always false for integers
+}
+
+// Max and min propagate NaN, as NumPy and PyTorch do.
+template <typename T>
+struct MaxReducer {
+  using Acc = T;
+  using Out = T;
+  static Acc Identity() { return LowestValue<T>(); }
+  static Acc Combine(Acc acc, T x) { return (x > acc || IsNan(x)) ? x : acc; }
+  static Acc Merge(Acc a, Acc b) { return Combine(a, b); }
+  static Out Finish(Acc acc) { return acc; }
+};
+
+template <typename T>
+struct MinReducer {
+  using Acc = T;
+  using Out = T;
+  static Acc Identity() { return HighestValue<T>(); }
+  static Acc Combine(Acc acc, T x) { return (x < acc || IsNan(x)) ? x : acc; }
+  static Acc Merge(Acc a, Acc b) { return Combine(a, b); }
+  static Out Finish(Acc acc) { return acc; }
+};
+
+// any / all: output int8 (OneFlow's reduce_any / reduce_all dtype); NaN counts as true.
+template <typename T>
+struct AnyReducer {
+  using Acc = int8_t;
+  using Out = int8_t;
+  static Acc Identity() { return 0; }
+  static Acc Combine(Acc acc, T x) { return acc | static_cast<int8_t>(x != T(0)); }
+  static Acc Merge(Acc a, Acc b) { return a | b; }
+  static Out Finish(Acc acc) { return acc; }
+};
+
+template <typename T>
+struct AllReducer {
+  using Acc = int8_t;
+  using Out = int8_t;
+  static Acc Identity() { return 1; }
+  static Acc Combine(Acc acc, T x) { return acc & static_cast<int8_t>(x != T(0)); }
+  static Acc Merge(Acc a, Acc b) { return a & b; }
+  static Out Finish(Acc acc) { return acc; }
+};
+
+constexpr int kReduceLanes = 32;
+constexpr int64_t kReduceChunk = 512;
+
+// The reduction of x[0, count) with kReduceLanes independent accumulators merged pairwise.
+template <typename Reducer, typename T>
+OF_ELEMENTWISE_CLONES typename Reducer::Acc ReduceContiguous(const T* __restrict__ x,
+                                                             int64_t count) {
+  using Acc = typename Reducer::Acc;
+  Acc lanes[kReduceLanes];
+  for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Identity(); }
+  int64_t i = 0;
+  for (; i + kReduceLanes <= count; i += kReduceLanes) {
+    for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i + j]); }
+  }
+  for (int j = 0; i < count; ++i, ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i]); }
+  for (int width = kReduceLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) { lanes[j] = Reducer::Merge(lanes[j], lanes[j + width]); }
+  }
+  return lanes[0];
+}
+
+// acc[j] combined with rows[r * row_stride + j] for r in [0, rows), j in [0, width).
+template <typename Reducer, typename T>
+OF_ELEMENTWISE_CLONES void AccumulateRows(const T* __restrict__ x, int64_t rows,
+                                          int64_t row_stride, int64_t width,
+                                          typename Reducer::Acc* __restrict__ acc) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const T* __restrict__ x0 = x + r * row_stride;
+    const T* __restrict__ x1 = x0 + row_stride;
+    const T* __restrict__ x2 = x1 + row_stride;
+    const T* __restrict__ x3 = x2 + row_stride;
+    for (int64_t j = 0; j < width; ++j) {
+      acc[j] = Reducer::Combine(
+          Reducer::Combine(Reducer::Combine(Reducer::Combine(acc[j], x0[j]), x1[j]), x2[j]),
+          x3[j]);
+    }
+  }
+  for (; r < rows; ++r) {
+    const T* __restrict__ row = x + r * row_stride;
+    for (int64_t j = 0; j < width; ++j) { acc[j] = Reducer::Combine(acc[j], row[j]); }
+  }
+}
+
+// A reduction of a physical input shape over normalised axes, prepared once per kernel.
+class ReduceView {
+ public:
+  ReduceView() = default;
+  ReduceView(const Shape& input, const std::vector<int64_t>& axes) {
+    Shape kept = input;
+    for (int64_t axis : axes) { kept.Set(axis, 1); }
+    out_count_ = kept.elem_count();
+    in_count_ = input.elem_count();
+    // Groups of merged axes, size-1 axes dropped: (reduced, size).
+    std::vector<std::pair<bool, int64_t>> groups;
+    for (int64_t axis = 0; axis < input.num_axes(); ++axis) {
+      if (input.At(axis) == 1) { continue; }
+      bool reduced = std::binary_search(axes.begin(), axes.end(), axis);
+      if (!groups.empty() && groups.back().first == reduced) {
+        groups.back().second *= input.At(axis);
+      } else {
+        groups.emplace_back(reduced, input.At(axis));
+      }
+    }
+    // Pad to the form [kept][reduced][kept], any part possibly 1.
+    size_t index = 0;
+    if (index < groups.size() && !groups[index].first) { outer_ = groups[index++].second; }
+    if (index < groups.size() && groups[index].first) { reduce_ = groups[index++].second; }
+    if (index < groups.size() && !groups[index].first) { inner_ = groups[index++].second; }
+    simple_ = index == groups.size();
+    if (!simple_) { plan_ = BroadcastPlan(input, {kept}); }
+  }
+
+  int64_t out_count() const { return out_count_; }
+
+  // out[out_count] = the reduction of in[input shape], using the compute threads.
+  template <typename Reducer, typename T>
+  void Run(KernelContext& ctx, const T* in, typename Reducer::Out* out) const {
+    using Acc = typename Reducer::Acc;
+    if (out_count_ == 0) { return; }
+    if (in_count_ == 0) {
+      for (int64_t i = 0; i < out_count_; ++i) { out[i] = Reducer::Finish(Reducer::Identity()); }
+      return;
+    }
+    if (!simple_) {
+      RunByPlan<Reducer>(in, out);
+      return;
+    }
+    const int64_t outer = outer_, reduce = reduce_, inner = inner_;
+    const int64_t chunks = (inner + kReduceChunk - 1) / kReduceChunk;
+    const int64_t tasks = outer * chunks;
+    const int64_t threads = ctx.cpu_device().compute_threads();
+    int64_t parts = 1;
+    if (tasks < threads && in_count_ >= 2 * kElementwiseGrain) {
+      parts = std::min<int64_t>((threads + tasks - 1) / tasks * 2, std::max<int64_t>(reduce / 64, 1));
+    }
+    // One task: (o, chunk, part) -> the partial reduction of its rows into `target`.
+    auto task = [=](int64_t t, Acc* target) {
+      const int64_t part = t % parts;
+      const int64_t chunk = (t / parts) % chunks;
+      const int64_t o = t / parts / chunks;
+      const int64_t r_begin = reduce * part / parts, r_end = reduce * (part + 1) / parts;
+      const T* base = in + o * reduce * inner;
+      if (inner == 1) {
+        target[0] = ReduceContiguous<Reducer>(base + r_begin, r_end - r_begin);
+        return;
+      }
+      const int64_t c_begin = chunk * kReduceChunk;
+      const int64_t width = std::min(kReduceChunk, inner - c_begin);
+      for (int64_t j = 0; j < width; ++j) { target[j] = Reducer::Identity(); }
+      AccumulateRows<Reducer>(base + r_begin * inner + c_begin, r_end - r_begin, inner, width,
+                              target);
+    };
+    const int64_t work_per_task = std::max<int64_t>(1, in_count_ / (tasks * parts));
+    const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / work_per_task);
+    if (parts == 1) {
+      ParallelForElements(ctx, tasks, grain, [=](int64_t begin, int64_t end) {
+        Acc buffer[kReduceChunk];
+        for (int64_t t = begin; t < end; ++t) {
+          const int64_t chunk = t % chunks, o = t / chunks;
+          const int64_t width = inner == 1 ? 1 : std::min(kReduceChunk, inner - chunk * kReduceChunk);
+          task(t, buffer);
+          typename Reducer::Out* target = out + o * inner + chunk * kReduceChunk;
+          for (int64_t j = 0; j < width; ++j) { target[j] = Reducer::Finish(buffer[j]); }
+        }
+      });
+      return;
+    }
+    // Partials [task][part][kReduceChunk], merged in part order (deterministic).
+    std::vector<Acc> partials(tasks * parts * kReduceChunk);
+    Acc* partial_data = partials.data();
+    ParallelForElements(ctx, tasks * parts, 1, [=](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) { task(t, partial_data + t * kReduceChunk); }
+    });
+    for (int64_t t = 0; t < tasks; ++t) {
+      const int64_t chunk = t % chunks, o = t / chunks;
+      const int64_t width = inner == 1 ? 1 : std::min(kReduceChunk, inner - chunk * kReduceChunk);
+      Acc* first = partial_data + t * parts * kReduceChunk;
+      for (int64_t part = 1; part < parts; ++part) {
+        const Acc* other = first + part * kReduceChunk;
+        for (int64_t j = 0; j < width; ++j) { first[j] = Reducer::Merge(first[j], other[j]); }
+      }
+      typename Reducer::Out* target = out + o * inner + chunk * kReduceChunk;
+      for (int64_t j = 0; j < width; ++j) { target[j] = Reducer::Finish(first[j]); }
+    }
+  }
+
+ private:
+  // Any axis pattern, serially: rows of the plan combined into one accumulator per output.
+  template <typename Reducer, typename T>
+  void RunByPlan(const T* in, typename Reducer::Out* out) const {
+    using Acc = typename Reducer::Acc;
+    std::vector<Acc> acc(out_count_, Reducer::Identity());
+    const int64_t row_size = plan_.row_size();
+    const bool row_reduced = plan_.row_stride(0) == 0;
+    for (int64_t row = 0; row < plan_.row_count(); ++row) {
+      int64_t out_offset = 0;
+      plan_.RowOffsets(row, &out_offset);
+      const T* in_row = in + row * row_size;
+      if (row_reduced) {
+        acc[out_offset] =
+            Reducer::Merge(acc[out_offset], ReduceContiguous<Reducer>(in_row, row_size));
+      } else {
+        Acc* target = acc.data() + out_offset;
+        for (int64_t i = 0; i < row_size; ++i) { target[i] = Reducer::Combine(target[i], in_row[i]); }
+      }
+    }
+    for (int64_t i = 0; i < out_count_; ++i) { out[i] = Reducer::Finish(acc[i]); }
+  }
+
+  bool simple_ = true;
+  int64_t outer_ = 1, reduce_ = 1, inner_ = 1;
+  int64_t out_count_ = 1, in_count_ = 1;
+  BroadcastPlan plan_;
+};
+
+}  // namespace oneflow

@@ -1,0 +1,74 @@
+"""Index-valued ops along one axis (OneFlow 0.3 names and signatures): flow.math.argmax,
+flow.math.argmin, flow.math.top_k, flow.sort, flow.argsort. Indices are int32, as in OneFlow;
+ties go to the lowest index; NaN is larger than any number. None is differentiable.
+Ops: oneflow/ops/arg_sort.cpp."""
+import numbers
+
+from oneflow.framework import op_builder
+
+_DIRECTIONS = ("ASCENDING", "DESCENDING")
+
+
+def _axis(x, axis, op_name):
+    op_builder.check_blob(x, op_name, "input")
+    rank = len(x.shape)
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError("%s: axis must be an int, got %r" % (op_name, axis))
+    if not -rank <= axis < rank:
+        raise ValueError("%s: axis %d is out of range for a blob of shape %r: it must be in "
+                         "[%d, %d)" % (op_name, axis, tuple(x.shape), -rank, rank))
+    return int(axis) % rank
+
+
+def argmax(input, axis=-1, name=None):  # noqa: A002 - OneFlow's argument name
+    """Index (int32) of the largest value along `axis` (the first one among ties); the output
+    drops `axis`."""
+    axis = _axis(input, axis, "argmax")
+    return op_builder.add_single_output_op("argmax", name, "ArgMax", {"in": input},
+                                           {"axis": axis})
+
+
+def argmin(input, axis=-1, name=None):  # noqa: A002
+    """Index (int32) of the smallest value along `axis` (not in OneFlow 0.3; mirrors argmax)."""
+    axis = _axis(input, axis, "argmin")
+    return op_builder.add_single_output_op("argmin", name, "ArgMin", {"in": input},
+                                           {"axis": axis})
+
+
+def top_k(input, k=1, sorted=True, name=None, axis=-1):  # noqa: A002
+    """Indices (int32) of the k largest values along `axis` (default the last), largest first;
+    OneFlow returns indices only. Ties are taken in index order. `sorted=False` is accepted
+    and gives the same (sorted) order."""
+    axis = _axis(input, axis, "top_k")
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool):
+        raise TypeError("top_k: k must be an int, got %r" % (k,))
+    if not 1 <= k <= input.shape[axis]:
+        raise ValueError("top_k: k = %d must be in [1, %d], the size of axis %d of shape %r"
+                         % (k, input.shape[axis], axis, tuple(input.shape)))
+    return op_builder.add_single_output_op("top_k", name, "TopK", {"in": input},
+                                           {"axis": axis, "k": int(k), "sorted": bool(sorted)})
+
+
+def _direction(direction, op_name):
+    if direction not in _DIRECTIONS:
+        raise ValueError('%s: direction must be "ASCENDING" or "DESCENDING", got %r'
+                         % (op_name, direction))
+    return direction
+
+
+def sort(input, axis=-1, direction="ASCENDING", name=None):  # noqa: A002
+    """The values sorted along `axis` (stable; NaN last when ascending, first when
+    descending)."""
+    axis = _axis(input, axis, "sort")
+    return op_builder.add_single_output_op(
+        "sort", name, "Sort", {"in": input},
+        {"axis": axis, "direction": _direction(direction, "sort")})
+
+
+def argsort(input, axis=-1, direction="ASCENDING", name=None):  # noqa: A002
+    """The int32 indices that sort `input` along `axis` (stable: equal values keep index
+    order)."""
+    axis = _axis(input, axis, "argsort")
+    return op_builder.add_single_output_op(
+        "argsort", name, "ArgSort", {"in": input},
+        {"axis": axis, "direction": _direction(direction, "argsort")})

@@ -1,0 +1,141 @@
+"""flow.math.argmax / argmin / top_k, flow.sort / flow.argsort: against NumPy and PyTorch 1.13,
+every axis, ties, NaN, the multi-device pass, and the error messages."""
+import numpy as np
+import pytest
+import torch
+
+import oneflow as flow
+import oneflow.typing as tp
+from op_checker import check_op as _check_op
+
+
+def check_op(*args, **kwargs):
+    """check_op for ops without gradient: no input is differentiable."""
+    kwargs.setdefault("differentiable", [])
+    return _check_op(*args, **kwargs)
+
+
+DTYPES = [np.float32, np.float64, np.int32, np.int64]
+
+
+def _values(shape, dtype, seed=0):
+    rng = np.random.RandomState(seed)
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.randint(-4, 5, size=shape).astype(dtype)  # many ties
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("axis", [0, 1, -1], ids=str)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin(name, axis, dtype):
+    x = _values((3, 5, 4), dtype)
+    numpy_fn = getattr(np, name)
+    check_op(lambda b: getattr(flow.math, name)(b, axis=axis),
+             lambda a: numpy_fn(a, axis=axis).astype(np.int32), inputs=[x])
+
+
+def test_argmax_default_axis_ties_and_nan():
+    x = np.array([[1, 3, 8, 7, 2], [1, 9, 4, 9, 2], [0, 0, 0, 0, 0],
+                  [1, np.nan, 5, np.nan, 2]], dtype=np.float32)
+    check_op(flow.math.argmax, lambda a: np.argmax(a, axis=-1).astype(np.int32), inputs=[x])
+    check_op(flow.math.argmin, lambda a: np.argmin(a, axis=-1).astype(np.int32), inputs=[x])
+    check_op(lambda b: flow.math.argmax(b, axis=0),
+             lambda a: np.argmax(a, axis=0).astype(np.int32), inputs=[x], multi_device=False)
+    check_op(lambda b: flow.math.argmin(b, axis=0),
+             lambda a: np.argmin(a, axis=0).astype(np.int32), inputs=[x], multi_device=False)
+
+
+def test_argmax_of_long_rows_matches_torch():
+    x = np.random.RandomState(4).standard_normal((7, 3000)).astype(np.float32)
+    out, _ = check_op(flow.math.argmax, lambda a: np.argmax(a, axis=1).astype(np.int32),
+                      inputs=[x], multi_device=False)
+    np.testing.assert_array_equal(out, torch.from_numpy(x).argmax(dim=1).numpy())
+
+
+def _numpy_top_k(x, k, axis=-1):
+    order = np.argsort(-x, axis=axis, kind="stable")  # largest first, ties in index order
+    return np.take(order, np.arange(k), axis=axis).astype(np.int32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("k, axis", [(1, -1), (3, -1), (4, 1), (2, 0)], ids=str)
+def test_top_k(k, axis, dtype):
+    x = _values((3, 4, 6), dtype, seed=1)
+    check_op(lambda b: flow.math.top_k(b, k=k, axis=axis), lambda a: _numpy_top_k(a, k, axis),
+             inputs=[x])
+
+
+def test_top_k_matches_torch_values_and_oneflow_example():
+    x = np.random.RandomState(5).standard_normal((16, 1000)).astype(np.float32)
+    out, _ = check_op(lambda b: flow.math.top_k(b, 5), lambda a: _numpy_top_k(a, 5),
+                      inputs=[x], multi_device=False)
+    values, indices = torch.from_numpy(x).topk(5, dim=1)
+    np.testing.assert_array_equal(out, indices.numpy())
+    example = np.array([1, 3, 8, 7, 2], dtype=np.float32)  # OneFlow's docstring: [2 3]
+    check_op(lambda b: flow.math.top_k(b, 2), lambda a: np.array([2, 3], np.int32),
+             inputs=[example], multi_device=False)
+
+
+def _numpy_argsort(x, axis, direction):
+    key = x if direction == "ASCENDING" else -x
+    return np.argsort(key, axis=axis, kind="stable").astype(np.int32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("direction", ["ASCENDING", "DESCENDING"])
+@pytest.mark.parametrize("axis", [-1, 0], ids=str)
+def test_sort_and_argsort(axis, direction, dtype):
+    x = _values((4, 3, 5), dtype, seed=2)
+    check_op(lambda b: flow.argsort(b, axis=axis, direction=direction),
+             lambda a: _numpy_argsort(a, axis, direction), inputs=[x])
+    check_op(lambda b: flow.sort(b, axis=axis, direction=direction),
+             lambda a: np.take_along_axis(a, _numpy_argsort(a, axis, direction), axis=axis),
+             inputs=[x])
+
+
+def test_sort_matches_torch_and_puts_nan_last():
+    x = np.random.RandomState(6).standard_normal((5, 300)).astype(np.float32)
+    out, _ = check_op(flow.sort, lambda a: np.sort(a, axis=-1), inputs=[x],
+                      multi_device=False)
+    np.testing.assert_array_equal(out, torch.sort(torch.from_numpy(x), dim=-1).values.numpy())
+    with_nan = np.array([[3.0, np.nan, -1.0, 2.0]], dtype=np.float32)
+    check_op(flow.sort, lambda a: np.sort(a, axis=-1), inputs=[with_nan],
+             multi_device=False)
+
+
+def _job_raising(shape, body, dtype=flow.float32):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(shape, dtype=dtype)) -> tp.Numpy:
+        body(x)
+        return x
+
+    job(np.zeros(shape, flow.convert_oneflow_dtype_to_numpy_dtype(dtype)))
+
+
+def test_errors():
+    def body(x):
+        with pytest.raises(ValueError, match=r"argmax: axis 2 is out of range.*\(2, 3\)"):
+            flow.math.argmax(x, axis=2)
+        with pytest.raises(ValueError, match=r"top_k: k = 4 must be in \[1, 3\].*axis 1"):
+            flow.math.top_k(x, k=4)
+        with pytest.raises(ValueError, match=r"top_k: k = 0 must be in \[1, 3\]"):
+            flow.math.top_k(x, k=0)
+        with pytest.raises(TypeError, match="top_k: k must be an int"):
+            flow.math.top_k(x, k=1.5)
+        with pytest.raises(ValueError, match='sort: direction must be "ASCENDING" or'):
+            flow.sort(x, direction="UP")
+        with pytest.raises(ValueError, match=r"argsort: axis -3 is out of range"):
+            flow.argsort(x, axis=-3)
+
+    _job_raising((2, 3), body)
+
+
+def test_uint8_is_rejected_by_name():
+    def body(x):
+        with pytest.raises(TypeError, match="argmax.*uint8"):
+            flow.math.argmax(x)
+
+    _job_raising((2, 3), body, flow.uint8)
