@@ -153,6 +153,7 @@ CHECKER_CASES.update({
     "one_hot": ("test_gather.py", "flow.one_hot"),
     "clip_by_scalar": ("test_gather.py", "flow.clip_by_value"),
     "clip_by_scalar_grad": ("test_gather.py", "flow.clip_by_value"),
+})
 
 # reductions, sorting, random
 CHECKER_CASES.update({
