@@ -121,9 +121,24 @@ OpDefBuilder ModelUpdateOpDef(const std::string& op_type, bool elementwise,
   return builder;
 }
 
-#define REGISTER_MODEL_UPDATE_OP(op_type, ...)                            \
-  static ::oneflow::OpRegistrar OF_CONCAT(g_op_registrar_, __COUNTER__) = \
-      ModelUpdateOpDef(op_type, __VA_ARGS__)
+// The declaration of an optimizer with Adam's moments: state m and v, betas and epsilon.
+OpDefBuilder AdamLikeOpDef(const std::string& op_type, bool elementwise, AttrCheck check_attrs,
+                           double epsilon) {
+  OpDefBuilder builder = ModelUpdateOpDef(op_type, elementwise, std::move(check_attrs));
+  builder.Input("m")
+      .Input("v")
+      .MutableInput("m")
+      .MutableInput("v")
+      .Attr<double>("beta1", 0.9)
+      .Attr<double>("beta2", 0.999)
+      .Attr<double>("epsilon", epsilon);
+  return builder;
+}
+
+#define REGISTER_MODEL_UPDATE_OP(op_type, ...) \
+  REGISTER_OP_FROM(ModelUpdateOpDef(op_type, __VA_ARGS__))
+#define REGISTER_OP_FROM(builder) \
+  static ::oneflow::OpRegistrar OF_CONCAT(g_op_registrar_, __COUNTER__) = builder
 
 void CheckInRange(const InferContext& ctx, const char* name, double low, double high,
                   bool high_inclusive = false) {
@@ -171,24 +186,10 @@ REGISTER_MODEL_UPDATE_OP("momentum_update", true,
     .MutableInput("momentum")
     .Attr<double>("beta", 0.9);
 
-REGISTER_MODEL_UPDATE_OP("adam_update", true, CheckAdamAttrs)
-    .Input("m")
-    .Input("v")
-    .MutableInput("m")
-    .MutableInput("v")
-    .Attr<double>("beta1", 0.9)
-    .Attr<double>("beta2", 0.999)
-    .Attr<double>("epsilon", 1e-8)
+REGISTER_OP_FROM(AdamLikeOpDef("adam_update", true, CheckAdamAttrs, 1e-8))
     .Attr<bool>("do_bias_correction", false);
 
-REGISTER_MODEL_UPDATE_OP("lazy_adam_update", true, CheckLazyAdamOrLambAttrs)
-    .Input("m")
-    .Input("v")
-    .MutableInput("m")
-    .MutableInput("v")
-    .Attr<double>("beta1", 0.9)
-    .Attr<double>("beta2", 0.999)
-    .Attr<double>("epsilon", 1e-8);
+REGISTER_OP_FROM(AdamLikeOpDef("lazy_adam_update", true, CheckLazyAdamOrLambAttrs, 1e-8));
 
 REGISTER_MODEL_UPDATE_OP("rmsprop_update", true, CheckRmsPropAttrs)
     .Input("mean_square")
@@ -217,14 +218,7 @@ REGISTER_MODEL_UPDATE_OP("adagrad_update", true,
     .Attr<double>("initial_accumulator_value", 0.0)
     .Attr<double>("epsilon", 1e-10);
 
-REGISTER_MODEL_UPDATE_OP("lamb_update", false, CheckLazyAdamOrLambAttrs)
-    .Input("m")
-    .Input("v")
-    .MutableInput("m")
-    .MutableInput("v")
-    .Attr<double>("beta1", 0.9)
-    .Attr<double>("beta2", 0.999)
-    .Attr<double>("epsilon", 1e-6);
+REGISTER_OP_FROM(AdamLikeOpDef("lamb_update", false, CheckLazyAdamOrLambAttrs, 1e-6));
 
 REGISTER_MODEL_UPDATE_OP("lars_update", false,
                          [](const InferContext& ctx) {

@@ -72,6 +72,22 @@ class ModelUpdateKernel : public Kernel {
   T l1_, l2_, weight_decay_;
 };
 
+// Adam's hyper-parameters, shared by Adam, LazyAdam and LAMB.
+template <typename T>
+struct AdamHyperParameters {
+  explicit AdamHyperParameters(const KernelInitContext& ctx)
+      : beta1(ctx.Attr<double>("beta1")),
+        beta2(ctx.Attr<double>("beta2")),
+        epsilon(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
+  // lr * sqrt(1 - beta2^t) / (1 - beta1^t) at step t = train_step + 1.
+  double BiasCorrected(double learning_rate, int64_t train_step) const {
+    const double t = static_cast<double>(train_step + 1);
+    return learning_rate * std::sqrt(1.0 - std::pow(beta2, t)) / (1.0 - std::pow(beta1, t));
+  }
+  double beta1, beta2;
+  T epsilon;
+};
+
 template <typename T>
 class SgdUpdateKernel final : public ModelUpdateKernel<T> {
  public:
@@ -105,67 +121,40 @@ class MomentumUpdateKernel final : public ModelUpdateKernel<T> {
   T beta_;
 };
 
-template <typename T>
-class AdamUpdateKernel final : public ModelUpdateKernel<T> {
+// Adam, and LazyAdam (kLazy: always bias-corrected; elements with a zero gradient, and their
+// moments, are left untouched).
+template <typename T, bool kLazy>
+class AdamFamilyUpdateKernel final : public ModelUpdateKernel<T> {
  public:
-  explicit AdamUpdateKernel(const KernelInitContext& ctx)
+  explicit AdamFamilyUpdateKernel(const KernelInitContext& ctx)
       : ModelUpdateKernel<T>(ctx),
-        beta1_(ctx.Attr<double>("beta1")),
-        beta2_(ctx.Attr<double>("beta2")),
-        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))),
-        bias_correction_(ctx.Attr<bool>("do_bias_correction")) {}
+        hyper_(ctx),
+        bias_correction_(kLazy || ctx.Attr<bool>("do_bias_correction")) {}
 
  private:
   void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
     T* m = ctx.MutableInput("m").mut_data<T>();
     T* v = ctx.MutableInput("v").mut_data<T>();
-    double learning_rate = a.learning_rate;
-    if (bias_correction_) {
-      const double t = static_cast<double>(a.step + 1);
-      learning_rate *= std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
-    }
-    const T lr = static_cast<T>(learning_rate), epsilon = epsilon_;
-    const T beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_);
+    const T lr = static_cast<T>(bias_correction_ ? hyper_.BiasCorrected(a.learning_rate, a.step)
+                                                 : a.learning_rate);
+    const T epsilon = hyper_.epsilon;
+    const T beta1 = static_cast<T>(hyper_.beta1), beta2 = static_cast<T>(hyper_.beta2);
     this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) {
       const T g = a.Gradient(i);
+      if (kLazy && std::abs(g) < T(1e-12)) { return; }
       m[i] = beta1 * m[i] + (T(1) - beta1) * g;
       v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
       a.model[i] -= lr * (m[i] / (std::sqrt(v[i]) + epsilon) + a.weight_decay * a.model[i]);
     });
   }
-  double beta1_, beta2_;
-  T epsilon_;
+  AdamHyperParameters<T> hyper_;
   bool bias_correction_;
 };
 
 template <typename T>
-class LazyAdamUpdateKernel final : public ModelUpdateKernel<T> {
- public:
-  explicit LazyAdamUpdateKernel(const KernelInitContext& ctx)
-      : ModelUpdateKernel<T>(ctx),
-        beta1_(ctx.Attr<double>("beta1")),
-        beta2_(ctx.Attr<double>("beta2")),
-        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
-
- private:
-  void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
-    T* m = ctx.MutableInput("m").mut_data<T>();
-    T* v = ctx.MutableInput("v").mut_data<T>();
-    const double t = static_cast<double>(a.step + 1);
-    const T lr = static_cast<T>(a.learning_rate * std::sqrt(1.0 - std::pow(beta2_, t)) /
-                                (1.0 - std::pow(beta1_, t)));
-    const T epsilon = epsilon_, beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_);
-    this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) {
-      const T g = a.Gradient(i);
-      if (std::abs(g) < T(1e-12)) { return; }
-      m[i] = beta1 * m[i] + (T(1) - beta1) * g;
-      v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
-      a.model[i] -= lr * (m[i] / (std::sqrt(v[i]) + epsilon) + a.weight_decay * a.model[i]);
-    });
-  }
-  double beta1_, beta2_;
-  T epsilon_;
-};
+using AdamUpdateKernel = AdamFamilyUpdateKernel<T, false>;
+template <typename T>
+using LazyAdamUpdateKernel = AdamFamilyUpdateKernel<T, true>;
 
 template <typename T, bool kCentered>
 class RmsPropUpdateKernel final : public ModelUpdateKernel<T> {
@@ -236,19 +225,17 @@ template <typename T>
 class LambUpdateKernel final : public ModelUpdateKernel<T> {
  public:
   explicit LambUpdateKernel(const KernelInitContext& ctx)
-      : ModelUpdateKernel<T>(ctx),
-        beta1_(ctx.Attr<double>("beta1")),
-        beta2_(ctx.Attr<double>("beta2")),
-        epsilon_(static_cast<T>(ctx.Attr<double>("epsilon"))) {}
+      : ModelUpdateKernel<T>(ctx), hyper_(ctx) {}
 
  private:
   void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
     T* m = ctx.MutableInput("m").mut_data<T>();
     T* v = ctx.MutableInput("v").mut_data<T>();
     const double t = static_cast<double>(a.step + 1);
-    const T correction1 = static_cast<T>(1.0 - std::pow(beta1_, t));
-    const T correction2 = static_cast<T>(1.0 - std::pow(beta2_, t));
-    const T beta1 = static_cast<T>(beta1_), beta2 = static_cast<T>(beta2_), epsilon = epsilon_;
+    const T correction1 = static_cast<T>(1.0 - std::pow(hyper_.beta1, t));
+    const T correction2 = static_cast<T>(1.0 - std::pow(hyper_.beta2, t));
+    const T beta1 = static_cast<T>(hyper_.beta1), beta2 = static_cast<T>(hyper_.beta2);
+    const T epsilon = hyper_.epsilon;
     direction_.resize(a.n);
     T* u = direction_.data();
     this->ForEach(ctx, a.n,
@@ -267,8 +254,7 @@ class LambUpdateKernel final : public ModelUpdateKernel<T> {
       a.model[i] -= lr * (u[i] + a.weight_decay * a.model[i]);
     });
   }
-  double beta1_, beta2_;
-  T epsilon_;
+  AdamHyperParameters<T> hyper_;
   std::vector<T> direction_;
 };
 

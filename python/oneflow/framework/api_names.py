@@ -3,7 +3,8 @@ provide yet fails as NotImplementedError naming it, never as a bare AttributeErr
 
 Each public module ends with `__getattr__ = missing_name_hook("oneflow.<module>")`; Python
 calls it only for names the module lacks. Sources: OneFlow 0.3's `oneflow_export` names as listed
-in /work/shared/reference/oneflow-v0.3-api.md and its python/oneflow/python/ops/*.py.
+in the shared OneFlow 0.3 API reference (reference/oneflow-v0.3-api.md) and OneFlow 0.3's
+python/oneflow/python/ops/*.py.
 """
 
 ONEFLOW_03_NAMES = {
