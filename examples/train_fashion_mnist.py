@@ -79,6 +79,7 @@ def main():
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--data-dir", default=DATA_DIR)
     parser.add_argument("--limit", type=int, default=0, help="use only this many training images")
+    parser.add_argument("--test-limit", type=int, default=0, help="use only this many test images")
     args = parser.parse_args()
     batch = args.batch_size
 
@@ -86,6 +87,8 @@ def main():
     test_x, test_y = load(args.data_dir, "test")
     if args.limit:
         train_x, train_y = train_x[:args.limit], train_y[:args.limit]
+    if args.test_limit:
+        test_x, test_y = test_x[:args.test_limit], test_y[:args.test_limit]
     steps = len(train_y) // batch
     print("Fashion-MNIST: %d training, %d test images; LeNet, batch %d, Adam lr %g"
           % (len(train_y), len(test_y), batch, args.learning_rate))
