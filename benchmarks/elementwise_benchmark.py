@@ -17,13 +17,14 @@ Timing only; nothing here is asserted (see benchmarks/README.md).
 """
 import argparse
 import json
-import time
 
 import numpy as np
 import torch
 
 import oneflow as flow
 import oneflow.typing as tp
+
+import side_by_side
 
 ELEMENTS = 1 << 20
 CASES = [
@@ -41,19 +42,6 @@ CASES = [
     ("maximum_float32", lambda x, y: flow.math.maximum(x, y),
      lambda x, y, out: torch.maximum(x, y, out=out), (1024, 1024), (1024,), np.float32),
 ]
-
-
-def best_seconds(call, iterations):
-    """The fastest of `iterations` calls (after 3 warm-up calls): the least noisy estimate on a
-    shared machine."""
-    for _ in range(3):
-        call()
-    best = float("inf")
-    for _ in range(iterations):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def oneflow_job(flow_fn, x, y, copies):
@@ -75,8 +63,8 @@ def oneflow_job(flow_fn, x, y, copies):
 
 
 def oneflow_seconds(flow_fn, x, y, copies, iterations):
-    many = best_seconds(oneflow_job(flow_fn, x, y, copies), iterations)
-    one = best_seconds(oneflow_job(flow_fn, x, y, 1), iterations)
+    many = side_by_side.best_seconds(oneflow_job(flow_fn, x, y, copies), iterations)
+    one = side_by_side.best_seconds(oneflow_job(flow_fn, x, y, 1), iterations)
     return (many - one) / (copies - 1)
 
 
@@ -100,7 +88,7 @@ def main():
             for out in outs:
                 torch_fn(x_torch, y_torch, out)
 
-        theirs = best_seconds(torch_call, args.iterations) / args.copies
+        theirs = side_by_side.best_seconds(torch_call, args.iterations) / args.copies
         count = outs[0].numel()
         print(json.dumps({
             "case": "%s_%d" % (name, count),

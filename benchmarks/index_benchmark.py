@@ -15,7 +15,6 @@ Timing only; nothing here is asserted (see benchmarks/README.md).
 """
 import argparse
 import json
-import time
 
 import numpy as np
 import torch
@@ -23,19 +22,10 @@ import torch
 import oneflow as flow
 import oneflow.typing as tp
 
+import side_by_side
+
 TABLE = (100000, 128)
 ROWS = 64
-
-
-def best_seconds(call, iterations):
-    for _ in range(3):
-        call()
-    best = float("inf")
-    for _ in range(iterations):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def oneflow_job(op, shape, feeds, copies):
@@ -65,8 +55,8 @@ def oneflow_job(op, shape, feeds, copies):
 
 
 def oneflow_seconds(op, shape, feeds, copies, iterations):
-    many = best_seconds(oneflow_job(op, shape, feeds, copies), iterations)
-    one = best_seconds(oneflow_job(op, shape, feeds, 1), iterations)
+    many = side_by_side.best_seconds(oneflow_job(op, shape, feeds, copies), iterations)
+    one = side_by_side.best_seconds(oneflow_job(op, shape, feeds, 1), iterations)
     return (many - one) / (copies - 1)
 
 
@@ -125,7 +115,7 @@ def main():
             for out in outs:
                 torch_fn(*torch_inputs, out)
 
-        theirs = best_seconds(torch_call, args.iterations) / args.copies
+        theirs = side_by_side.best_seconds(torch_call, args.iterations) / args.copies
         print(json.dumps({
             "case": name,
             "oneflow_us": round(ours * 1e6, 2),

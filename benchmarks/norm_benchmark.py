@@ -15,7 +15,6 @@ Timing only; nothing here is asserted (see benchmarks/README.md).
 """
 import argparse
 import json
-import time
 
 import numpy as np
 import torch
@@ -23,6 +22,8 @@ import torch.nn.functional as F
 
 import oneflow as flow
 import oneflow.typing as tp
+
+import side_by_side
 
 CASES = [
     ("batch_norm_train_fwd_bwd_32x64x16x16", (32, 64, 16, 16),
@@ -32,17 +33,6 @@ CASES = [
      lambda y, i: flow.layers.layer_norm(y, begin_norm_axis=1, name="ln%d" % i),
      lambda y, w, b: F.layer_norm(y, (512,), w, b, eps=1e-5), 512),
 ]
-
-
-def best_seconds(call, iterations):
-    for _ in range(3):
-        call()
-    best = float("inf")
-    for _ in range(iterations):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def oneflow_call(flow_layer, x, copies):
@@ -85,11 +75,12 @@ def main():
     rng = np.random.RandomState(0)
     for name, shape, flow_layer, torch_layer, params in CASES:
         x = rng.randn(*shape).astype(np.float32)
-        ours = (best_seconds(oneflow_call(flow_layer, x, args.copies), args.iterations)
-                - best_seconds(oneflow_call(flow_layer, x, 1), args.iterations)) / (args.copies - 1)
-        theirs = (best_seconds(torch_call(torch_layer, x, params, args.copies), args.iterations)
-                  - best_seconds(torch_call(torch_layer, x, params, 1), args.iterations)) / (
-                      args.copies - 1)
+        best = side_by_side.best_seconds
+        ours = (best(oneflow_call(flow_layer, x, args.copies), args.iterations)
+                - best(oneflow_call(flow_layer, x, 1), args.iterations)) / (args.copies - 1)
+        theirs = (best(torch_call(torch_layer, x, params, args.copies), args.iterations)
+                  - best(torch_call(torch_layer, x, params, 1), args.iterations))
+        theirs /= args.copies - 1
         print(json.dumps({"case": name, "oneflow_ms": round(ours * 1e3, 3),
                           "torch_ms": round(theirs * 1e3, 3), "ratio": round(theirs / ours, 2)}),
               flush=True)

@@ -16,13 +16,14 @@ Timing only; nothing here is asserted (see benchmarks/README.md).
 """
 import argparse
 import json
-import time
 
 import numpy as np
 import torch
 
 import oneflow as flow
 import oneflow.typing as tp
+
+import side_by_side
 
 SHAPE = (1024, 1024)
 
@@ -50,18 +51,6 @@ CASES = [
 ]
 
 
-def best_seconds(call, iterations):
-    """The fastest of `iterations` calls after 3 warm-up calls."""
-    for _ in range(3):
-        call()
-    best = float("inf")
-    for _ in range(iterations):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def oneflow_job(flow_fn, x, copies):
     flow.clear_default_session()
     flow.config.compute_thread_pool_size(1)
@@ -77,15 +66,15 @@ def oneflow_job(flow_fn, x, copies):
 
 
 def oneflow_seconds(flow_fn, x, copies, iterations):
-    many = best_seconds(oneflow_job(flow_fn, x, copies), iterations)
-    one = best_seconds(oneflow_job(flow_fn, x, 1), iterations)
+    many = side_by_side.best_seconds(oneflow_job(flow_fn, x, copies), iterations)
+    one = side_by_side.best_seconds(oneflow_job(flow_fn, x, 1), iterations)
     return (many - one) / (copies - 1)
 
 
 def torch_seconds(torch_fn, x, out_shape, out_dtype, iterations):
     tensor = torch.from_numpy(x)
     out = None if out_shape is None else torch.empty(out_shape, dtype=out_dtype)
-    return best_seconds(lambda: torch_fn(tensor, out), iterations)
+    return side_by_side.best_seconds(lambda: torch_fn(tensor, out), iterations)
 
 
 def main():

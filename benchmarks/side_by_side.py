@@ -20,6 +20,19 @@ def seconds_per_call(call, warmup, iterations):
     return (time.perf_counter() - start) / iterations
 
 
+def best_seconds(call, iterations, warmup=3):
+    """The fastest of `iterations` calls after `warmup` untimed ones: the least noisy estimate of
+    one call on a shared machine."""
+    for _ in range(warmup):
+        call()
+    best = float("inf")
+    for _ in range(iterations):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def make_parser(description, sides):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
