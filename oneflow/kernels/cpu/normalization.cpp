@@ -263,6 +263,42 @@ class NormalizationKernel final : public Kernel {
   std::vector<T> a_, b_;
 };
 
+// GradStats' two sums for channels-first layouts, written out: with the generic ReduceChannels
+// term the loop did not vectorize (3.7x the time of the mean's reduction; measured with the act
+// event timeline on (32, 64, 32, 32)).
+template <typename T>
+void GradStatsChannelsFirst(KernelContext& ctx, const ChannelLayout& layout, const T* x,
+                            const T* dy, const T* mean, std::vector<double>* sums) {
+  const int64_t channels = layout.channels, inner = layout.inner, outer = layout.outer;
+  sums->assign(2 * channels, 0.0);
+  double* out = sums->data();
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(outer * inner, 1));
+  ParallelForElements(ctx, channels, grain, [=](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const T m = mean[c];
+      double acc0 = 0, acc1 = 0;
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* __restrict__ xr = x + (o * channels + c) * inner;
+        const T* __restrict__ dyr = dy + (o * channels + c) * inner;
+        for (int64_t block = 0; block < inner; block += kSumBlock) {
+          const int64_t last = std::min(inner, block + kSumBlock);
+          T s0 = 0, s1 = 0;
+#pragma omp simd reduction(+ : s0, s1)
+          for (int64_t i = block; i < last; ++i) {
+            const T d = dyr[i];
+            s0 += d;
+            s1 += d * (xr[i] - m);
+          }
+          acc0 += s0;
+          acc1 += s1;
+        }
+      }
+      out[2 * c] = acc0;
+      out[2 * c + 1] = acc1;
+    }
+  });
+}
+
 // sum_dy[c] = sum dy; sum_dy_xhat[c] = sum dy (x - mean) / sqrt(variance + epsilon).
 template <typename T>
 void GradStats(KernelContext& ctx, const ChannelLayout& layout, double epsilon,
@@ -270,10 +306,14 @@ void GradStats(KernelContext& ctx, const ChannelLayout& layout, double epsilon,
   const T* x = ctx.Input("x").data<T>();
   const T* dy = ctx.Input("dy").data<T>();
   const T* mean = ctx.Input("mean").data<T>();
-  ReduceChannels<T>(ctx, layout, [x, dy, mean](int64_t i, int64_t c, T* t0, T* t1) {
-    *t0 = dy[i];
-    *t1 = dy[i] * (x[i] - mean[c]);
-  }, sums);
+  if (layout.inner >= kMinRun) {
+    GradStatsChannelsFirst(ctx, layout, x, dy, mean, sums);
+  } else {
+    ReduceChannels<T>(ctx, layout, [x, dy, mean](int64_t i, int64_t c, T* t0, T* t1) {
+      *t0 = dy[i];
+      *t1 = dy[i] * (x[i] - mean[c]);
+    }, sums);
+  }
   const T* variance = ctx.Input("variance").data<T>();
   for (int64_t c = 0; c < layout.channels; ++c) {
     (*sums)[2 * c + 1] /= std::sqrt(double(variance[c]) + epsilon);
