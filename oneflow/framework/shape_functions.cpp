@@ -19,14 +19,16 @@ void InferElementwiseUnary(InferContext& ctx, const std::string& op_type, const 
   ctx.Output(output) = desc;
 }
 
-void InferActivationGrad(InferContext& ctx, const std::string& op_type) {
-  const BlobDesc& y = ctx.Input("y");
+void InferActivationGrad(InferContext& ctx, const std::string& op_type,
+                         const std::string& forward) {
+  const BlobDesc& y = ctx.Input(forward);
   const BlobDesc& dy = ctx.Input("dy");
-  CheckFloatingDataType(op_type, "y", y.data_type);
-  CheckSameDataType(op_type, "y", y.data_type, "dy", dy.data_type);
+  CheckFloatingDataType(op_type, forward, y.data_type);
+  CheckSameDataType(op_type, forward, y.data_type, "dy", dy.data_type);
   if (y.shape != dy.shape) {
-    throw Error(ErrorKind::kValue) << op_type << ": y " << y.shape.ToString() << " and dy "
-                                   << dy.shape.ToString() << " must have the same shape";
+    throw Error(ErrorKind::kValue) << op_type << ": " << forward << " " << y.shape.ToString()
+                                   << " and dy " << dy.shape.ToString()
+                                   << " must have the same shape";
   }
   ctx.Output("dx") = y;
 }

@@ -21,8 +21,10 @@ void InferSameAsInput(InferContext& ctx, const std::string& input, const std::st
 void InferElementwiseUnary(InferContext& ctx, const std::string& op_type, const std::string& input,
                            const std::string& output, const std::vector<DataType>& allowed);
 
-// Gradient ops of activations (y, dy -> dx): y and dy must agree in shape and in a floating dtype.
-void InferActivationGrad(InferContext& ctx, const std::string& op_type);
+// Elementwise gradient ops (forward, dy -> dx), `forward` the output y of an activation or the
+// input x of a unary math op: both must agree in shape and in a floating dtype.
+void InferActivationGrad(InferContext& ctx, const std::string& op_type,
+                         const std::string& forward = "y");
 
 // Numpy broadcasting of two shapes, aligned from the right. Throws ValueError naming both shapes.
 Shape BroadcastShapes(const std::string& op_type, const Shape& x, const Shape& y);

@@ -114,18 +114,6 @@ GradFn MakeGradFn(const UnaryOpSpec& spec) {
   };
 }
 
-void InferUnaryGrad(InferContext& ctx, const std::string& op_type) {
-  const BlobDesc& x = ctx.Input("x");
-  const BlobDesc& dy = ctx.Input("dy");
-  CheckFloatingDataType(op_type, "x", x.data_type);
-  CheckSameDataType(op_type, "x", x.data_type, "dy", dy.data_type);
-  if (x.shape != dy.shape) {
-    throw Error(ErrorKind::kValue) << op_type << ": x " << x.shape.ToString() << " and dy "
-                                   << dy.shape.ToString() << " must have the same shape";
-  }
-  ctx.Output("dx") = x;
-}
-
 void RegisterUnaryOp(const UnaryOpSpec& spec) {
   const std::string op_type = spec.op_type;
   const bool logical = spec.gradient == UnaryGradient::kLogical;
@@ -158,7 +146,7 @@ void RegisterUnaryOp(const UnaryOpSpec& spec) {
   OpDefBuilder backward(grad_type);
   backward.Input("x").Input("dy").Output("dx");
   AddAttrs(backward, spec);
-  backward.SetInferFn([grad_type](InferContext& ctx) { InferUnaryGrad(ctx, grad_type); })
+  backward.SetInferFn([grad_type](InferContext& ctx) { InferActivationGrad(ctx, grad_type, "x"); })
       .SetSbpFn([](SbpContext& ctx) {
         AddElementwiseSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(), false);
         // Linear in dy for a fixed x.
