@@ -17,6 +17,23 @@ std::string ListToString(const std::vector<int64_t>& values) {
   return out.str();
 }
 
+WindowGeometry WindowGeometry::WidenedTo3D() const {
+  WindowGeometry wide = *this;
+  const int64_t lead = 3 - spatial_axes;
+  auto widen = [lead](std::vector<int64_t>& values, int64_t unit) {
+    values.insert(values.begin(), lead, unit);
+  };
+  widen(wide.input, 1);
+  widen(wide.window, 1);
+  widen(wide.strides, 1);
+  widen(wide.dilations, 1);
+  widen(wide.padding_before, 0);
+  widen(wide.padding_after, 0);
+  widen(wide.output, 1);
+  wide.spatial_axes = 3;
+  return wide;
+}
+
 Shape WindowGeometry::ActivationShape(int64_t batch_size, int64_t channel_count,
                                       const std::vector<int64_t>& spatial) const {
   std::vector<int64_t> dims{batch_size};

@@ -41,6 +41,9 @@ struct WindowGeometry {
   Shape ActivationShape(int64_t batch_size, int64_t channel_count,
                         const std::vector<int64_t>& spatial) const;
   int64_t EffectiveWindow(int64_t axis) const { return (window[axis] - 1) * dilations[axis] + 1; }
+  // The same geometry with unit spatial axes (size, window, stride and dilation 1, no padding)
+  // prepended up to 3, so that 1-D and 2-D windows run through 3-D loops.
+  WindowGeometry WidenedTo3D() const;
 };
 
 struct WindowAttributes {

@@ -252,24 +252,19 @@ struct Conv3D {
 };
 
 Conv3D WidenTo3D(const ConvShape& shape) {
-  const WindowGeometry& g = shape.geometry;
+  const WindowGeometry g = shape.geometry.WidenedTo3D();
   Conv3D c;
   c.channels_first = g.channels_first;
   c.batch = g.batch;
   c.channels = g.channels;
   c.out_channels = shape.out_channels;
   c.groups = shape.groups;
-  const int64_t lead = 3 - g.spatial_axes;
-  for (int64_t axis = 0; axis < 3; ++axis) {
-    const bool real = axis >= lead;
-    const int64_t source = axis - lead;
-    c.input[axis] = real ? g.input[source] : 1;
-    c.window[axis] = real ? g.window[source] : 1;
-    c.strides[axis] = real ? g.strides[source] : 1;
-    c.dilations[axis] = real ? g.dilations[source] : 1;
-    c.padding[axis] = real ? g.padding_before[source] : 0;
-    c.output[axis] = real ? g.output[source] : 1;
-  }
+  std::copy_n(g.input.begin(), 3, c.input.begin());
+  std::copy_n(g.window.begin(), 3, c.window.begin());
+  std::copy_n(g.strides.begin(), 3, c.strides.begin());
+  std::copy_n(g.dilations.begin(), 3, c.dilations.begin());
+  std::copy_n(g.padding_before.begin(), 3, c.padding.begin());
+  std::copy_n(g.output.begin(), 3, c.output.begin());
   return c;
 }
 

@@ -163,21 +163,17 @@ struct Pool3D {
   int64_t OutputSize() const { return output[0] * output[1] * output[2]; }
 };
 
-Pool3D WidenTo3D(const WindowGeometry& g) {
+Pool3D WidenTo3D(const WindowGeometry& geometry) {
+  const WindowGeometry g = geometry.WidenedTo3D();
   Pool3D p;
   p.channels_first = g.channels_first;
   p.batch = g.batch;
   p.channels = g.channels;
-  const int64_t lead = 3 - g.spatial_axes;
-  for (int64_t axis = 0; axis < 3; ++axis) {
-    const bool real = axis >= lead;
-    const int64_t source = axis - lead;
-    p.input[axis] = real ? g.input[source] : 1;
-    p.window[axis] = real ? g.window[source] : 1;
-    p.strides[axis] = real ? g.strides[source] : 1;
-    p.padding[axis] = real ? g.padding_before[source] : 0;
-    p.output[axis] = real ? g.output[source] : 1;
-  }
+  std::copy_n(g.input.begin(), 3, p.input.begin());
+  std::copy_n(g.window.begin(), 3, p.window.begin());
+  std::copy_n(g.strides.begin(), 3, p.strides.begin());
+  std::copy_n(g.padding_before.begin(), 3, p.padding.begin());
+  std::copy_n(g.output.begin(), 3, p.output.begin());
   return p;
 }
 
