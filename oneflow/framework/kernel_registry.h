@@ -54,4 +54,16 @@ struct KernelRegistrar {
   REGISTER_KERNEL(op_type, "cpu", ::oneflow::kFloat, KernelTemplate<float>); \
   REGISTER_KERNEL(op_type, "cpu", ::oneflow::kDouble, KernelTemplate<double>)
 
+// ... and KernelTemplate<int32_t>, KernelTemplate<int64_t>: the arithmetic dtypes.
+#define REGISTER_CPU_ARITHMETIC_KERNELS(op_type, KernelTemplate)                 \
+  REGISTER_CPU_FLOATING_KERNELS(op_type, KernelTemplate);                        \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kInt32, KernelTemplate<int32_t>); \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kInt64, KernelTemplate<int64_t>)
+
+// ... and KernelTemplate<int8_t>, KernelTemplate<uint8_t>: every dtype (ops that move data).
+#define REGISTER_CPU_ALL_TYPE_KERNELS(op_type, KernelTemplate)                  \
+  REGISTER_CPU_ARITHMETIC_KERNELS(op_type, KernelTemplate);                     \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kInt8, KernelTemplate<int8_t>); \
+  REGISTER_KERNEL(op_type, "cpu", ::oneflow::kUInt8, KernelTemplate<uint8_t>)
+
 }  // namespace oneflow

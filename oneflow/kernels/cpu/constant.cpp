@@ -41,17 +41,9 @@ class ConstantLikeKernel final : public Kernel {
   T value_;
 };
 
-#define OF_REGISTER_FILL_KERNELS(op_type, Kernel)           \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, Kernel<float>);   \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, Kernel<double>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt8, Kernel<int8_t>);   \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, Kernel<int32_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt64, Kernel<int64_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kUInt8, Kernel<uint8_t>)
-
 }  // namespace
 
-OF_REGISTER_FILL_KERNELS("constant", ConstantKernel);
-OF_REGISTER_FILL_KERNELS("constant_like", ConstantLikeKernel);
+REGISTER_CPU_ALL_TYPE_KERNELS("constant", ConstantKernel);
+REGISTER_CPU_ALL_TYPE_KERNELS("constant_like", ConstantLikeKernel);
 
 }  // namespace oneflow

@@ -144,18 +144,8 @@ class UnsortedSegmentSumKernel final : public Kernel {
 
 }  // namespace
 
-REGISTER_KERNEL("gather", "cpu", kFloat, GatherKernel<float>);
-REGISTER_KERNEL("gather", "cpu", kDouble, GatherKernel<double>);
-REGISTER_KERNEL("gather", "cpu", kInt8, GatherKernel<int8_t>);
-REGISTER_KERNEL("gather", "cpu", kInt32, GatherKernel<int32_t>);
-REGISTER_KERNEL("gather", "cpu", kInt64, GatherKernel<int64_t>);
-REGISTER_KERNEL("gather", "cpu", kUInt8, GatherKernel<uint8_t>);
-#define OF_REGISTER_SEGMENT_SUM(op_type)                                   \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, UnsortedSegmentSumKernel<float>);   \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, UnsortedSegmentSumKernel<double>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, UnsortedSegmentSumKernel<int32_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt64, UnsortedSegmentSumKernel<int64_t>)
-OF_REGISTER_SEGMENT_SUM("unsorted_segment_sum");
-OF_REGISTER_SEGMENT_SUM("unsorted_segment_sum_like");
+REGISTER_CPU_ALL_TYPE_KERNELS("gather", GatherKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("unsorted_segment_sum", UnsortedSegmentSumKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("unsorted_segment_sum_like", UnsortedSegmentSumKernel);
 
 }  // namespace oneflow

@@ -124,18 +124,8 @@ class ScatterNdKernel final : public Kernel {
 
 }  // namespace
 
-REGISTER_KERNEL("gather_nd", "cpu", kFloat, GatherNdKernel<float>);
-REGISTER_KERNEL("gather_nd", "cpu", kDouble, GatherNdKernel<double>);
-REGISTER_KERNEL("gather_nd", "cpu", kInt8, GatherNdKernel<int8_t>);
-REGISTER_KERNEL("gather_nd", "cpu", kInt32, GatherNdKernel<int32_t>);
-REGISTER_KERNEL("gather_nd", "cpu", kInt64, GatherNdKernel<int64_t>);
-REGISTER_KERNEL("gather_nd", "cpu", kUInt8, GatherNdKernel<uint8_t>);
-#define OF_REGISTER_SCATTER_ND(op_type)                             \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, ScatterNdKernel<float>);   \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, ScatterNdKernel<double>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, ScatterNdKernel<int32_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt64, ScatterNdKernel<int64_t>)
-OF_REGISTER_SCATTER_ND("scatter_nd");
-OF_REGISTER_SCATTER_ND("scatter_nd_like");
+REGISTER_CPU_ALL_TYPE_KERNELS("gather_nd", GatherNdKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("scatter_nd", ScatterNdKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("scatter_nd_like", ScatterNdKernel);
 
 }  // namespace oneflow

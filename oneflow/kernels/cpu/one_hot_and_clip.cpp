@@ -113,12 +113,7 @@ class ClipGradKernel final : public Kernel {
 
 }  // namespace
 
-REGISTER_KERNEL("one_hot", "cpu", kFloat, OneHotKernel<float>);
-REGISTER_KERNEL("one_hot", "cpu", kDouble, OneHotKernel<double>);
-REGISTER_KERNEL("one_hot", "cpu", kInt8, OneHotKernel<int8_t>);
-REGISTER_KERNEL("one_hot", "cpu", kInt32, OneHotKernel<int32_t>);
-REGISTER_KERNEL("one_hot", "cpu", kInt64, OneHotKernel<int64_t>);
-REGISTER_KERNEL("one_hot", "cpu", kUInt8, OneHotKernel<uint8_t>);
+REGISTER_CPU_ALL_TYPE_KERNELS("one_hot", OneHotKernel);
 REGISTER_KERNEL("clip_by_scalar", "cpu", kFloat, ClipKernel<float>);
 REGISTER_KERNEL("clip_by_scalar", "cpu", kDouble, ClipKernel<double>);
 REGISTER_KERNEL("clip_by_scalar", "cpu", kInt8, ClipKernel<int8_t>);

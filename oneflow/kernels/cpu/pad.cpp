@@ -183,12 +183,7 @@ using ReplicationPad2dGradKernel = Pad2dGradKernel<Replicate, T>;
 
 }  // namespace
 
-REGISTER_KERNEL("pad", "cpu", kFloat, PadKernel<float>);
-REGISTER_KERNEL("pad", "cpu", kDouble, PadKernel<double>);
-REGISTER_KERNEL("pad", "cpu", kInt8, PadKernel<int8_t>);
-REGISTER_KERNEL("pad", "cpu", kInt32, PadKernel<int32_t>);
-REGISTER_KERNEL("pad", "cpu", kInt64, PadKernel<int64_t>);
-REGISTER_KERNEL("pad", "cpu", kUInt8, PadKernel<uint8_t>);
+REGISTER_CPU_ALL_TYPE_KERNELS("pad", PadKernel);
 REGISTER_CPU_FLOATING_KERNELS("reflection_pad2d", ReflectionPad2dKernel);
 REGISTER_CPU_FLOATING_KERNELS("reflection_pad2d_grad", ReflectionPad2dGradKernel);
 REGISTER_CPU_FLOATING_KERNELS("replication_pad2d", ReplicationPad2dKernel);

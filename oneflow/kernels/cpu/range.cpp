@@ -58,11 +58,6 @@ class RangeKernel final : public Kernel {
 
 }  // namespace
 
-REGISTER_KERNEL("range", "cpu", kFloat, RangeKernel<float>);
-REGISTER_KERNEL("range", "cpu", kDouble, RangeKernel<double>);
-REGISTER_KERNEL("range", "cpu", kInt8, RangeKernel<int8_t>);
-REGISTER_KERNEL("range", "cpu", kInt32, RangeKernel<int32_t>);
-REGISTER_KERNEL("range", "cpu", kInt64, RangeKernel<int64_t>);
-REGISTER_KERNEL("range", "cpu", kUInt8, RangeKernel<uint8_t>);
+REGISTER_CPU_ALL_TYPE_KERNELS("range", RangeKernel);
 
 }  // namespace oneflow

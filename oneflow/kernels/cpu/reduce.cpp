@@ -101,24 +101,18 @@ class ReduceProdGradKernel final : public Kernel {
   int64_t out_count_ = 0;
 };
 
-#define OF_REGISTER_REDUCE_KERNELS(op_type, Kernel)         \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, Kernel<float>);   \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, Kernel<double>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, Kernel<int32_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt64, Kernel<int64_t>)
-
 }  // namespace
 
-OF_REGISTER_REDUCE_KERNELS("reduce_max", ReduceMaxKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("reduce_max", ReduceMaxKernel);
 REGISTER_KERNEL("reduce_max", "cpu", kInt8, ReduceMaxKernel<int8_t>);
-OF_REGISTER_REDUCE_KERNELS("reduce_min", ReduceMinKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("reduce_min", ReduceMinKernel);
 REGISTER_KERNEL("reduce_min", "cpu", kInt8, ReduceMinKernel<int8_t>);
-OF_REGISTER_REDUCE_KERNELS("reduce_prod", ReduceProdKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("reduce_prod", ReduceProdKernel);
 // any / all: the kernel is chosen by the input's dtype (the output is always int8).
-OF_REGISTER_REDUCE_KERNELS("reduce_any", ReduceAnyKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("reduce_any", ReduceAnyKernel);
 REGISTER_KERNEL("reduce_any", "cpu", kInt8, ReduceAnyKernel<int8_t>);
 REGISTER_KERNEL("reduce_any", "cpu", kUInt8, ReduceAnyKernel<uint8_t>);
-OF_REGISTER_REDUCE_KERNELS("reduce_all", ReduceAllKernel);
+REGISTER_CPU_ARITHMETIC_KERNELS("reduce_all", ReduceAllKernel);
 REGISTER_KERNEL("reduce_all", "cpu", kInt8, ReduceAllKernel<int8_t>);
 REGISTER_KERNEL("reduce_all", "cpu", kUInt8, ReduceAllKernel<uint8_t>);
 REGISTER_CPU_FLOATING_KERNELS("reduce_prod_grad", ReduceProdGradKernel);
