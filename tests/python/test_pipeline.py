@@ -63,7 +63,7 @@ def test_stages_act_at_the_same_time_on_consecutive_iterations(tmp_path, monkeyp
     config.default_placement_scope(flow.scope.placement("cpu", "0:0"))
 
     @flow.global_function(function_config=config)
-    def infer(x: tp.Numpy.Placeholder((BATCH * 8, WIDTH * 8))) -> tp.Callback[tp.Numpy]:
+    def infer(x: tp.Numpy.Placeholder((BATCH * 16, WIDTH * 8))) -> tp.Callback[tp.Numpy]:
         init = flow.random_uniform_initializer(-0.05, 0.05, seed=1)
         with flow.scope.placement("cpu", "0:0"):
             h = flow.layers.dense(x, WIDTH * 8, activation=flow.nn.relu, kernel_initializer=init,
@@ -71,9 +71,11 @@ def test_stages_act_at_the_same_time_on_consecutive_iterations(tmp_path, monkeyp
         with flow.scope.placement("cpu", "0:1"):
             return flow.layers.dense(h, WIDTH * 8, kernel_initializer=init, name="stage2")
 
-    x = np.random.RandomState(1).uniform(-1, 1, (BATCH * 8, WIDTH * 8)).astype(np.float32)
+    # Acts of a few ms and many iterations: the two runtime threads must get both cores at the
+    # same moment at least once, even on a machine busy with other work.
+    x = np.random.RandomState(1).uniform(-1, 1, (BATCH * 16, WIDTH * 8)).astype(np.float32)
     results = []
-    iterations = 24
+    iterations = 64
     for _ in range(iterations):
         infer(x)(results.append)
     flow.sync_default_session()
