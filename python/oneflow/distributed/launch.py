@@ -167,7 +167,7 @@ class Launcher:
                 signal.signal(signum, handler)
 
     def _on_signal(self, signum, frame):
-        self._events.put(("signal", signum, None))
+        self._events.put(("signal", None, signum))
 
     def _start(self):
         command = self.command()
@@ -207,9 +207,11 @@ class Launcher:
         received_signal = None
         kill_deadline = None  # when stopping: the time to send SIGKILL
         while running:
-            timeout = 1.0 if kill_deadline is None else kill_deadline - time.monotonic()
+            timeout = 1.0
+            if kill_deadline is not None:
+                timeout = min(max(kill_deadline - time.monotonic(), 0.0), timeout)
             try:
-                kind, rank, value = self._events.get(timeout=max(timeout, 0.0))
+                kind, rank, value = self._events.get(timeout=timeout)
             except queue.Empty:
                 if kill_deadline is not None and time.monotonic() >= kill_deadline:
                     self._signal_all(signal.SIGKILL)
