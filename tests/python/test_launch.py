@@ -60,6 +60,14 @@ def read_pids(directory, world_size):
     return [int((directory / ("pid.%d" % rank)).read_text()) for rank in range(world_size)]
 
 
+def wait_for_pid_files(directory, world_size, launcher):
+    """Waits (with a generous bound) until every rank started by `launcher` wrote its pid."""
+    deadline = time.monotonic() + 40
+    while not all((directory / ("pid.%d" % r)).exists() for r in range(world_size)):
+        assert launcher.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+
+
 def alive(pid):
     """Whether `pid` is a live process (a zombie, dead but not yet reaped, counts as gone)."""
     try:
@@ -202,10 +210,7 @@ time.sleep(60)
                                 cwd=str(tmp_path), env=_env(), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, universal_newlines=True)
     try:
-        deadline = time.monotonic() + 40
-        while not all((tmp_path / ("pid.%d" % r)).exists() for r in range(2)):
-            assert launcher.poll() is None and time.monotonic() < deadline
-            time.sleep(0.02)
+        wait_for_pid_files(tmp_path, 2, launcher)
         launcher.send_signal(signum)
         _, stderr = launcher.communicate(timeout=40)
     finally:
@@ -216,6 +221,23 @@ time.sleep(60)
     for pid in read_pids(tmp_path, 2):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses PR_SET_PDEATHSIG")
+def test_ranks_die_with_a_killed_launcher(tmp_path):
+    write_script(tmp_path, _WAIT_FOR_ALL_RANKS + """
+write_pid("pid.%d" % rank, os.getpid())
+time.sleep(60)
+""")
+    launcher = subprocess.Popen(LAUNCHER + ["--nproc_per_node", "2", "script.py"],
+                                cwd=str(tmp_path), env=_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    try:
+        wait_for_pid_files(tmp_path, 2, launcher)
+    finally:
+        launcher.kill()  # no cleanup of the launcher's runs
+        launcher.wait()
+    assert_gone(read_pids(tmp_path, 2))
 
 
 @pytest.mark.parametrize("arguments, message", [

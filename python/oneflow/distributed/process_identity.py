@@ -104,7 +104,8 @@ def _from_variables(environ, rank_name, size_name, local_rank_name, local_size_n
     if rank_name not in environ:
         return None
     if size_name not in environ:
-        raise ValueError("%s is set (%r) but %s is not" % (rank_name, environ[rank_name], size_name))
+        raise ValueError("%s is set (%r) but %s is not"
+                         % (rank_name, environ[rank_name], size_name))
     rank = _integer(environ, rank_name)
     world_size = _integer(environ, size_name)
     if world_size < 1:
