@@ -16,6 +16,8 @@ packages=(
   libgtest-dev python3-pytest python3-pytest-timeout python3-pytest-xdist python3-numpy
   # CPU math
   libopenblas-dev libopenblas0-openmp libdnnl-dev
+  # distribution: gRPC control plane, Gloo CPU data plane
+  libgrpc++-dev protobuf-compiler-grpc libgloo-dev
   # reference implementation for tests and benchmarks, real data for the examples
   python3-torch python3-sklearn dataset-fashion-mnist
 )
