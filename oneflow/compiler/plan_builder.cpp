@@ -29,6 +29,8 @@ TaskType TaskTypeOf(TaskNodeType type) {
     case kCollectiveNode: return kCollective;
     case kSourceTickNode: return kSourceTick;
     case kSinkTickNode: return kSinkTick;
+    case kSendNode: return kSend;
+    case kRecvNode: return kRecv;
     default: break;
   }
   OF_CHECK(false) << "unknown task node type " << type;
@@ -52,6 +54,8 @@ class PlanBuilder {
       task->set_task_type(TaskTypeOf(node.type()));
       task->set_device_tag("cpu");
       plan_->set_thread_num(std::max(plan_->thread_num(), node.device_id() + 1));
+      plan_->set_machine_num(std::max(plan_->machine_num(), node.machine_id() + 1));
+      if (node.has_channel()) { *task->mutable_channel() = node.channel(); }
       tasks.push_back(task);
       if (node.type() == kSinkTickNode) { continue; }  // the end: produces nothing
       RegstDescProto* regst = task->add_produced_regst_desc();
@@ -70,7 +74,14 @@ class PlanBuilder {
         *blob->mutable_blob_desc() = desc;
         byte_size += AlignUp(BlobDesc::FromProto(desc).byte_size());
       };
-      if (node.type() == kCollectiveNode) {
+      if (node.type() == kRecvNode && node.channel().carries_data()) {
+        // The same blobs as the register it stands for (a variable's too: here in memory of its
+        // own).
+        for (const LogicalBlobDescPair& blob :
+             tasks.at(node.mirrored_node())->produced_regst_desc(0).blob()) {
+          add_blob(blob.lbn(), blob.blob_desc());
+        }
+      } else if (node.type() == kCollectiveNode) {
         *task->mutable_collective() = node.collective();
         const CollectiveTaskProto& collective = node.collective();
         BlobDesc physical = BlobDesc::FromProto(collective.logical_blob_desc());
@@ -127,10 +138,13 @@ class PlanBuilder {
     info->set_job_id(job_id);
     info->set_job_name(job.job_conf().job_name());
     for (const TaskNode& node : graph.node()) {
+      const int64_t task_id = tasks[node.node_id()]->task_id();
       if (node.type() == kSourceTickNode) {
-        info->set_source_tick_task_id(tasks[node.node_id()]->task_id());
+        (*info->mutable_machine_source_tick())[node.machine_id()] = task_id;
+        if (node.machine_id() == 0) { info->set_source_tick_task_id(task_id); }
       } else if (node.type() == kSinkTickNode) {
-        info->set_sink_tick_task_id(tasks[node.node_id()]->task_id());
+        (*info->mutable_machine_sink_tick())[node.machine_id()] = task_id;
+        if (node.machine_id() == 0) { info->set_sink_tick_task_id(task_id); }
       }
     }
     for (const OperatorConf& op : job.op()) {

@@ -39,18 +39,46 @@ class TaskGraphBuilder {
   }
 
   TaskGraphProto Build() {
-    source_ = graph_.AddNode(kSourceTickNode, 0, 0, "source_tick")->node_id();
+    std::set<int64_t> machines{0};
+    for (const OperatorConf& op : job_.op()) {
+      for (const DeviceId& device : ParsePlacement(op.placement())) { machines.insert(device.machine); }
+    }
+    spans_machines_ = machines.size() > 1;
+    for (int64_t machine : machines) { SourceOf(machine); }
     for (const std::string& op_name : job_graph_.TopologicalOrder()) {
       AddOp(job_graph_.Op(op_name));
     }
+    LowerCrossMachineEdges();
     ConnectSource();
     AddSink();
     return graph_.proto();
   }
 
  private:
+  int64_t SourceOf(int64_t machine) {
+    auto it = sources_.find(machine);
+    if (it != sources_.end()) { return it->second; }
+    const std::string name = machine == 0 ? "source_tick" : "source_tick@" + std::to_string(machine);
+    return sources_[machine] = graph_.AddNode(kSourceTickNode, machine, 0, name)->node_id();
+  }
+
+  // Ops that exchange values with the caller (the values pushed into a call, its results, watched
+  // blobs) run where the caller is: on machine 0. Their SBP stays as chosen, so the boxing after
+  // an input (before a return) splits (gathers) the blob over the machines as the job says.
+  std::vector<DeviceId> DevicesOf(const OperatorConf& op) const {
+    std::vector<DeviceId> devices = ParsePlacement(op.placement());
+    const std::string& type = op.op_type();
+    if (!spans_machines_ || (type != "input" && type != "return" && type != "watch")) {
+      return devices;
+    }
+    for (const DeviceId& device : devices) {
+      if (device.machine == 0) { return {device}; }
+    }
+    return {DeviceId{0, 0}};
+  }
+
   void AddOp(const OperatorConf& op) {
-    const std::vector<DeviceId> devices = ParsePlacement(op.placement());
+    const std::vector<DeviceId> devices = DevicesOf(op);
     const int64_t parallel_num = static_cast<int64_t>(devices.size());
     std::vector<int64_t>& nodes = op_nodes_[op.name()];
     for (int64_t id = 0; id < parallel_num; ++id) {
@@ -80,7 +108,7 @@ class TaskGraphBuilder {
       for (int64_t i = 0; i < entry.second.value_size(); ++i) {
         const std::string& lbn = entry.second.value(i);
         const std::string key = ArgumentKey(entry.first, i);
-        BlobLayout wanted{devices, SbpOf(op, key)};
+        BlobLayout wanted{devices, SbpOf(op, key)};  // (DevicesOf: on machine 0 if pinned)
         const std::vector<int64_t>& parts = PartsIn(lbn, wanted);
         for (int64_t id = 0; id < parallel_num; ++id) {
           TaskInput& input = (*graph_.Node(nodes[id])->mutable_input())[key];
@@ -92,7 +120,8 @@ class TaskGraphBuilder {
     for (const std::string& control : op.control_input()) {
       const OperatorConf& before = job_graph_.Op(control);
       const std::vector<int64_t>& before_nodes = op_nodes_.at(control);
-      const bool one_to_one = SamePlacement(before.placement(), op.placement());
+      const bool one_to_one = SamePlacement(before.placement(), op.placement()) &&
+                              before_nodes.size() == nodes.size();
       for (int64_t id = 0; id < parallel_num; ++id) {
         TaskNode* node = graph_.Node(nodes[id]);
         if (one_to_one) {
@@ -104,13 +133,62 @@ class TaskGraphBuilder {
     }
   }
 
-  // Nodes that read nothing (ops without inputs, a boxing part that is all zeros) act once per
-  // iteration when the source tick does.
+  // An edge whose two nodes are on different machines becomes producer -> send node (on the
+  // producer's machine) ... recv node -> consumer (on the consumer's machine): the recv node's
+  // register stands for the producer's there. One pair per producer and consuming machine; it
+  // carries the blobs if any consumer there reads them, else only the tick of a control edge.
+  void LowerCrossMachineEdges() {
+    const int64_t node_count = graph_.proto().node_size();
+    for (int64_t id = 0; id < node_count; ++id) {
+      const int64_t machine = graph_.Node(id)->machine_id();
+      for (auto& entry : *graph_.Node(id)->mutable_input()) {
+        if (graph_.Node(entry.second.node_id())->machine_id() != machine) {
+          entry.second.set_node_id(RecvOf(entry.second.node_id(), machine, true));
+        }
+      }
+      auto* controls = graph_.Node(id)->mutable_control_input();
+      for (int64_t i = 0; i < controls->size(); ++i) {
+        if (graph_.Node(controls->Get(i))->machine_id() != machine) {
+          controls->Set(i, RecvOf(controls->Get(i), machine, false));
+        }
+      }
+    }
+  }
+
+  int64_t RecvOf(int64_t producer_id, int64_t machine, bool carries_data) {
+    auto [it, inserted] = recvs_.emplace(std::make_pair(producer_id, machine), -1);
+    if (inserted) {
+      const TaskNode& producer = *graph_.Node(producer_id);  // nodes never move
+      const int64_t channel = graph_.NewCollectiveId();
+      TaskNode* send = graph_.AddNode(kSendNode, producer.machine_id(), producer.device_id(),
+                                      "send(" + producer.name() + ")->" + std::to_string(machine));
+      send->add_control_input(producer_id);
+      send->mutable_channel()->set_channel_id(channel);
+      send->mutable_channel()->set_peer_machine(machine);
+      // The consumers' machine runs the recv on its first device's thread.
+      TaskNode* recv = graph_.AddNode(kRecvNode, machine, 0,
+                                      "recv(" + producer.name() + ")@" + std::to_string(machine));
+      recv->set_mirrored_node(producer_id);
+      recv->mutable_channel()->set_channel_id(channel);
+      recv->mutable_channel()->set_peer_machine(producer.machine_id());
+      it->second = recv->node_id();
+      send_of_recv_[recv->node_id()] = send->node_id();
+    }
+    if (carries_data) {
+      graph_.Node(it->second)->mutable_channel()->set_carries_data(true);
+      graph_.Node(send_of_recv_.at(it->second))->mutable_channel()->set_carries_data(true);
+    }
+    return it->second;
+  }
+
+  // Nodes that read nothing (ops without inputs, a boxing part that is all zeros, the recv end of
+  // a transfer) act once per iteration when their machine's source tick does.
   void ConnectSource() {
     for (int64_t id = 0; id < graph_.proto().node_size(); ++id) {
       TaskNode* node = graph_.Node(id);
-      if (id != source_ && node->input().empty() && node->control_input().empty()) {
-        node->add_control_input(source_);
+      if (node->type() != kSourceTickNode && node->input().empty() &&
+          node->control_input().empty()) {
+        node->add_control_input(SourceOf(node->machine_id()));
       }
     }
   }
@@ -120,7 +198,7 @@ class TaskGraphBuilder {
     std::string producer_name, producer_key;
     ParseLbn(lbn, &producer_name, &producer_key);
     const OperatorConf& producer = job_graph_.Op(producer_name);
-    BlobLayout have{ParsePlacement(producer.placement()), SbpOf(producer, producer_key)};
+    BlobLayout have{DevicesOf(producer), SbpOf(producer, producer_key)};
     const std::string memo_key = lbn + "|" + LayoutToString(wanted);
     auto it = boxed_.find(memo_key);
     if (it != boxed_.end()) { return it->second; }
@@ -142,16 +220,26 @@ class TaskGraphBuilder {
       for (int64_t control : node.control_input()) { consumed.insert(control); }
     }
     const int64_t node_count = graph_.proto().node_size();
-    TaskNode* sink = graph_.AddNode(kSinkTickNode, 0, 0, "sink_tick");
+    std::map<int64_t, int64_t> sinks;  // machine -> its sink tick
+    for (const auto& source : sources_) {
+      const std::string name =
+          source.first == 0 ? "sink_tick" : "sink_tick@" + std::to_string(source.first);
+      sinks[source.first] = graph_.AddNode(kSinkTickNode, source.first, 0, name)->node_id();
+    }
     for (int64_t id = 0; id < node_count; ++id) {
-      if (!consumed.count(id)) { sink->add_control_input(id); }
+      if (!consumed.count(id)) {
+        graph_.Node(sinks.at(graph_.Node(id)->machine_id()))->add_control_input(id);
+      }
     }
   }
 
   const Job& job_;
   TaskGraph graph_;
   JobGraph job_graph_;
-  int64_t source_ = -1;
+  bool spans_machines_ = false;
+  std::map<int64_t, int64_t> sources_;  // machine -> its source tick
+  std::map<std::pair<int64_t, int64_t>, int64_t> recvs_;  // (producer, machine) -> recv node
+  std::map<int64_t, int64_t> send_of_recv_;
   std::map<std::string, std::vector<int64_t>> op_nodes_;  // op -> node per parallel id
   std::map<std::string, std::vector<int64_t>> boxed_;     // blob + layout -> its parts
 };
@@ -165,6 +253,9 @@ const char* NodeColor(TaskNodeType type) {
     case kSourceTickNode:
     case kSinkTickNode:
       return "lightgrey";
+    case kSendNode:
+    case kRecvNode:
+      return "palegreen";
     default:
       return "lightblue";
   }

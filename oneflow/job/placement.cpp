@@ -64,7 +64,10 @@ void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resou
       throw Error(ErrorKind::kValue)
           << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names machine "
           << device.machine << ", but this run has " << resource.machine_num
-          << (resource.machine_num == 1 ? " machine (machine 0)" : " machines");
+          << (resource.machine_num == 1
+                  ? " machine (machine 0): start one process per machine, e.g. with python -m "
+                    "oneflow.distributed.launch --nproc_per_node N script.py"
+                  : " machines");
     }
     if (resource.cpu_device_num > 0 && device.device >= resource.cpu_device_num) {
       throw Error(ErrorKind::kValue)

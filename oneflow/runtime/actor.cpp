@@ -23,6 +23,12 @@ std::string TaskName(const TaskProto& task) {
   switch (task.task_type()) {
     case kSourceTick: return "source_tick";
     case kSinkTick: return "sink_tick";
+    case kSend:
+      return "send(channel " + std::to_string(task.channel().channel_id()) + ")->" +
+             std::to_string(task.channel().peer_machine());
+    case kRecv:
+      return "recv(channel " + std::to_string(task.channel().channel_id()) + ")<-" +
+             std::to_string(task.channel().peer_machine());
     case kCollective:
       return std::string(CollectiveKindName(task.collective().kind())) + "(" +
              task.collective().lbn() + ")@" + std::to_string(task.collective().rank());

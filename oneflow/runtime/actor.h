@@ -26,6 +26,7 @@ namespace oneflow {
 
 class Communicator;
 class DeviceContext;
+class PointToPoint;
 class MessageBus;
 class RegisterManager;
 class Stream;
@@ -35,7 +36,13 @@ struct ActorContext {
   const MessageBus* bus = nullptr;
   const WatchHandler* watch_handler = nullptr;
   const RegisterManager* registers = nullptr;
-  Communicator* communicator = nullptr;
+  Communicator* communicator = nullptr;  // collectives among this process's devices
+  // Across machines (null in a single-process runtime): collectives, and transfers of registers.
+  Communicator* cross_machine_communicator = nullptr;
+  PointToPoint* point_to_point = nullptr;
+  // Stops the runtime (Runtime::Abort), from any thread: a failure that breaks the whole Plan,
+  // such as a lost peer.
+  std::function<void(std::exception_ptr error)> on_fatal_error;
   std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
   // Called by a sink actor when an iteration of job `job_id` has finished (after Finish()).
   std::function<void(int64_t job_id, JobInstance* instance)> on_iteration_finished;

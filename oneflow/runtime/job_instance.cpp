@@ -42,12 +42,42 @@ bool JobInstance::has_error() const {
   return static_cast<bool>(error_);
 }
 
+void JobInstance::ExpectParts(int64_t parts) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_parts_ += parts;
+}
+
+std::string JobInstance::ErrorMessage() const {
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error = error_;
+  }
+  if (!error) { return ""; }
+  try {
+    std::rethrow_exception(error);
+  } catch (std::exception& cause) {
+    return cause.what();
+  } catch (...) {
+    return "unknown error";
+  }
+}
+
 bool JobInstance::Finish() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--pending_parts_ > 0) { return false; }
+  }
+  return FinishNow();
+}
+
+bool JobInstance::FinishNow() {
   // Callbacks run before waiters wake, so a caller that waited for the instance also knows its
   // callbacks have run. The callbacks themselves may wait (on this thread) without blocking.
   std::vector<std::function<void()>> callbacks;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    pending_parts_ = 0;
     if (done_ || finishing_) { return false; }
     finishing_ = true;
     finishing_thread_ = std::this_thread::get_id();

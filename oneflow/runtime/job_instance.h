@@ -36,9 +36,16 @@ class JobInstance {
   void AddError(std::exception_ptr error);
   bool has_error() const;
 
-  // Called by the runtime when every actor has finished this iteration, or when the runtime
-  // gives up on it (an abort). Only the first call finishes; it returns whether it did.
+  // An iteration that runs on several machines has one part per machine: the caller expects
+  // `parts` more (before launching) and each part's end calls Finish().
+  void ExpectParts(int64_t parts);
+  // Called when every actor of a part has finished this iteration; the instance finishes with
+  // the last part. Returns whether this call finished it.
   bool Finish();
+  // Finishes at once, whatever parts are outstanding (the runtime gives up on the iteration).
+  bool FinishNow();
+  // The message of the iteration's error; empty if none.
+  std::string ErrorMessage() const;
   // Runs `callback` on the finishing thread after Finish (at once if already finished).
   void OnFinish(std::function<void()> callback);
   // Blocks until finished; rethrows the iteration's error, if any.
@@ -54,6 +61,7 @@ class JobInstance {
   mutable std::mutex mutex_;
   std::condition_variable finished_;
   bool done_ = false;
+  int64_t pending_parts_ = 1;
   std::atomic<bool> done_flag_{false};  // done_, readable without the lock (Wait's spin)
   bool finishing_ = false;  // Finish() is running the callbacks
   std::thread::id finishing_thread_;

@@ -7,8 +7,9 @@
 
 namespace oneflow {
 
-RegisterManager::RegisterManager(const Plan& plan, VariableStore& variables) {
+RegisterManager::RegisterManager(const Plan& plan, VariableStore& variables, int64_t machine_id) {
   for (const TaskProto& task : plan.task()) {
+    if (task.machine_id() != machine_id) { continue; }
     for (const RegstDescProto& desc : task.produced_regst_desc()) {
       std::vector<std::unique_ptr<Regst>>& registers = registers_[desc.regst_desc_id()];
       for (int64_t i = 0; i < desc.register_num(); ++i) {
@@ -30,6 +31,11 @@ RegisterManager::RegisterManager(const Plan& plan, VariableStore& variables) {
       }
     }
   }
+}
+
+void RegisterManager::LeakMemory() {
+  new std::vector<std::shared_ptr<void>>(std::move(memory_));  // deliberately never deleted
+  memory_.clear();
 }
 
 std::vector<Regst*> RegisterManager::Registers(int64_t regst_desc_id) const {

@@ -18,7 +18,11 @@ class VariableStore;
 class RegisterManager {
  public:
   // Throws RuntimeError ("out of memory ...") when a register cannot be allocated.
-  RegisterManager(const Plan& plan, VariableStore& variables);
+  // Registers of the tasks of machine `machine_id` only.
+  RegisterManager(const Plan& plan, VariableStore& variables, int64_t machine_id = 0);
+  // Never frees the registers' memory: a transfer left behind after a failure may still write
+  // into it (the process is about to end anyway).
+  void LeakMemory();
   // The register_num registers of one register desc.
   std::vector<Regst*> Registers(int64_t regst_desc_id) const;
 

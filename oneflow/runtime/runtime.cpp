@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "oneflow/comm/gloo_communicator.h"
 #include "oneflow/comm/in_process_communicator.h"
+#include "oneflow/comm/point_to_point.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
 #include "oneflow/runtime/job_instance.h"
@@ -11,7 +13,10 @@ namespace oneflow {
 
 Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
                  const RuntimeOptions& options)
-    : plan_(plan), watch_handler_(std::move(watch_handler)), registers_(plan_, variables) {
+    : plan_(plan),
+      machine_id_(options.machine_id),
+      watch_handler_(std::move(watch_handler)),
+      registers_(plan_, variables, options.machine_id) {
   // Collectives run their shares on the devices' own threads (thread id = device id on this
   // machine).
   communicator_ = std::make_unique<InProcessCommunicator>(
@@ -25,6 +30,14 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   actor_context_.watch_handler = &watch_handler_;
   actor_context_.registers = &registers_;
   actor_context_.communicator = communicator_.get();
+  if (options.data_plane != nullptr) {
+    point_to_point_ = std::make_unique<PointToPoint>(*options.data_plane);
+    cross_machine_communicator_ =
+        std::make_unique<GlooCommunicator>(*options.data_plane, plan_, options.comm_key);
+    actor_context_.point_to_point = point_to_point_.get();
+    actor_context_.cross_machine_communicator = cross_machine_communicator_.get();
+  }
+  actor_context_.on_fatal_error = [this](std::exception_ptr error) { Abort(error); };
   actor_context_.collect_act_events = options.collect_act_events;
   actor_context_.start_time = std::chrono::steady_clock::now();
   actor_context_.on_iteration_finished = [this](int64_t job_id, JobInstance* instance) {
@@ -35,13 +48,16 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
       actor_context_.regst_descs[regst.regst_desc_id()] = &regst;
     }
   }
-  for (const JobInfo& job : plan_.job()) { job_ids_[job.job_name()] = job.job_id(); }
+  for (const JobInfo& job : plan_.job()) {
+    if (job.machine_source_tick().count(machine_id_)) { job_ids_[job.job_name()] = job.job_id(); }
+  }
   for (int64_t i = 0; i < plan_.thread_num(); ++i) {
     threads_.push_back(std::make_unique<Thread>(
         i, std::make_unique<CpuDeviceContext>(options.compute_threads),
         [this](std::exception_ptr error) { Abort(error); }));
   }
   for (const TaskProto& task : plan_.task()) {
+    if (task.machine_id() != machine_id_) { continue; }
     Thread& thread = *threads_.at(task.thread_id());
     std::unique_ptr<Actor> actor = NewActor(task, actor_context_, thread.device());
     bus_.Register(task.task_id(), &thread);
@@ -50,7 +66,19 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   for (auto& thread : threads_) { thread->Start(); }
 }
 
-Runtime::~Runtime() { Stop(); }
+Runtime::~Runtime() {
+  Stop();
+  point_to_point_.reset();
+  // After an abort, collectives waiting for a peer that stopped answering are left behind.
+  const bool left_behind = cross_machine_communicator_ != nullptr && aborted();
+  cross_machine_communicator_.reset();
+  if (left_behind) { registers_.LeakMemory(); }
+}
+
+bool Runtime::aborted() const {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  return static_cast<bool>(abort_error_);
+}
 
 void Runtime::Launch(const std::string& job_name, std::shared_ptr<JobInstance> instance) {
   auto it = job_ids_.find(job_name);
@@ -73,7 +101,7 @@ void Runtime::Launch(const std::string& job_name, std::shared_ptr<JobInstance> i
 void Runtime::SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance) {
   ActorMessage message;
   message.type = ActorMessageType::kLaunch;
-  message.dst_actor_id = plan_.job(job_id).source_tick_task_id();
+  message.dst_actor_id = plan_.job(job_id).machine_source_tick().at(machine_id_);
   message.job_instance = std::move(instance);
   bus_.Send(std::move(message));
 }
@@ -120,9 +148,11 @@ void Runtime::Abort(std::exception_ptr error) {
     waiting_.clear();
   }
   for (auto& thread : threads_) { thread->Abort(); }
+  if (point_to_point_) { point_to_point_->Abort(); }
+  if (cross_machine_communicator_) { cross_machine_communicator_->Abort(); }
   for (auto& entry : failed) {
     entry.second->AddError(abort_error_);
-    entry.second->Finish();
+    entry.second->FinishNow();
   }
 }
 
@@ -139,12 +169,14 @@ void Runtime::Stop() {
     entry.second->AddError(std::make_exception_ptr(
         Error(ErrorKind::kRuntime) << "the session stopped before this call of job '"
                                    << entry.second->job_name() << "' could start"));
-    entry.second->Finish();
+    entry.second->FinishNow();
   }
   for (const JobInfo& job : plan_.job()) {
+    auto source = job.machine_source_tick().find(machine_id_);
+    if (source == job.machine_source_tick().end()) { continue; }
     ActorMessage message;
     message.type = ActorMessageType::kStop;
-    message.dst_actor_id = job.source_tick_task_id();
+    message.dst_actor_id = source->second;
     bus_.Send(std::move(message));
   }
   for (auto& thread : threads_) { thread->Join(); }

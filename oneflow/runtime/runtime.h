@@ -28,11 +28,22 @@ namespace oneflow {
 class JobInstance;
 class VariableStore;
 
+class DataPlane;
+class GlooCommunicator;
+class PointToPoint;
+
 struct RuntimeOptions {
   int64_t compute_threads = 1;  // threads per CPU device for ParallelFor and BLAS
   bool collect_act_events = false;  // record the actor timeline (ActEvents())
+  // Several processes: this process runs the tasks of machine `machine_id` only, and reaches the
+  // others through `data_plane` (which outlives the runtime). `comm_key` names this runtime's
+  // rendezvous (the same on every machine, unique per started Plan).
+  int64_t machine_id = 0;
+  DataPlane* data_plane = nullptr;
+  std::string comm_key;
 };
 
+// Threads and actors are created for the tasks of this machine only.
 class Runtime {
  public:
   Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_handler,
@@ -49,23 +60,29 @@ class Runtime {
   std::map<int64_t, RegstStats> CollectRegstStats() const;
   // Every act of every actor, when options.collect_act_events (valid after Stop()).
   std::vector<ActEvent> ActEvents() const;
+  // Stops the runtime with `error` (see above), from any thread: an actor's broken invariant,
+  // a failed transfer, a lost peer. The first error wins.
+  void Abort(std::exception_ptr error);
+  bool aborted() const;
 
  private:
   void SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance);
   void OnIterationFinished(int64_t job_id, JobInstance* instance);
-  // Called on the failing runtime thread.
-  void Abort(std::exception_ptr error);
 
   Plan plan_;
+  int64_t machine_id_;
   WatchHandler watch_handler_;
   RegisterManager registers_;  // allocated before any actor exists
   std::unique_ptr<Communicator> communicator_;
   ActorContext actor_context_;
   MessageBus bus_;
   std::vector<std::unique_ptr<Thread>> threads_;
+  // Declared after the threads, so destroyed (their transfers ended) before the actors are.
+  std::unique_ptr<PointToPoint> point_to_point_;
+  std::unique_ptr<GlooCommunicator> cross_machine_communicator_;
   std::map<std::string, int64_t> job_ids_;
 
-  std::mutex launch_mutex_;
+  mutable std::mutex launch_mutex_;
   int64_t running_job_ = -1;
   int64_t running_count_ = 0;
   std::deque<std::pair<int64_t, std::shared_ptr<JobInstance>>> waiting_;

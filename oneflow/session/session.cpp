@@ -11,6 +11,8 @@
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/runtime.h"
 #include "oneflow/sbp/tensor_slice.h"
+#include "oneflow/session/cluster.h"
+#include "oneflow/comm/data_plane.h"
 
 namespace oneflow {
 
@@ -38,6 +40,7 @@ JobBuildContext& Session::OpenJob(const JobConf& job_conf) {
   }
   DeviceResource resource;
   resource.cpu_device_num = options_.cpu_device_num;
+  resource.machine_num = options_.cluster == nullptr ? 1 : options_.cluster->machine_num();
   open_job_ = std::make_unique<JobBuildContext>(job_conf, resource);
   return *open_job_;
 }
@@ -126,21 +129,182 @@ void Session::Start() {
     for (const TaskGraphProto& graph : task_graphs) { DumpTaskGraph(options_.debug_dir, graph); }
     DumpPlan(options_.debug_dir, plan_);
   }
+  Cluster* cluster = options_.cluster;
+  const int64_t machines = cluster == nullptr ? 1 : cluster->machine_num();
+  if (plan_.machine_num() > machines) {
+    throw Error(ErrorKind::kValue)
+        << "the jobs place ops on machine " << plan_.machine_num() - 1 << ", but this run has "
+        << machines << (machines == 1 ? " machine (start one process per machine, e.g. with "
+                                        "python -m oneflow.distributed.launch)"
+                                      : " machines");
+  }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
   if (runtime_options.compute_threads == 0) {
     std::set<int64_t> used_threads;
-    for (const TaskProto& task : plan_.task()) { used_threads.insert(task.thread_id()); }
-    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    for (const TaskProto& task : plan_.task()) {
+      if (task.machine_id() == 0) { used_threads.insert(task.thread_id()); }
+    }
+    const int64_t cores = std::max<int64_t>(
+        1, std::thread::hardware_concurrency() / std::max<int64_t>(1, options_.processes_per_host));
     runtime_options.compute_threads =
         std::max<int64_t>(1, cores / std::max<int64_t>(1, used_threads.size()));
   }
   runtime_options.collect_act_events = !options_.act_event_file.empty();
-  runtime_ = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
+  if (cluster != nullptr) {
+    generation_ = cluster->NewGeneration();
+    runtime_options.data_plane = &cluster->data_plane();
+    runtime_options.comm_key = "plan" + std::to_string(generation_);
+    // The workers build their runtimes while this one is built: they connect to each other.
+    for (int64_t machine = 1; machine < machines; ++machine) {
+      ClusterCommand command;
+      StartCommand* start = command.mutable_start();
+      *start->mutable_plan() = plan_;
+      start->set_generation(generation_);
+      start->set_compute_threads(runtime_options.compute_threads);
+      *start->mutable_variables() = CollectVariableParts(variables_, plan_, machine);
+      remotes_[machine] = std::make_unique<RemoteMachine>();
+      remotes_[machine]->start_seq = cluster->SendCommand(machine, command);
+    }
+  }
+  auto runtime = std::make_unique<Runtime>(plan_, variables_, watch_handler_, runtime_options);
+  {
+    std::lock_guard<std::mutex> lock(runtime_mutex_);
+    runtime_ = std::move(runtime);
+  }
+  if (cluster != nullptr) { StartRemote(); }
+}
+
+void Session::StartRemote() {
+  Cluster* cluster = options_.cluster;
+  cluster->control().SetFailureHandler([this](const std::string& message) {
+    std::lock_guard<std::mutex> lock(runtime_mutex_);
+    if (runtime_) { runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime) << message)); }
+  });
+  try {
+    for (auto& entry : remotes_) { cluster->AwaitReply(entry.first, entry.second->start_seq); }
+  } catch (...) {
+    remotes_.clear();
+    Stop();
+    throw;
+  }
+  for (auto& entry : remotes_) {
+    RemoteMachine* remote = entry.second.get();
+    remote->listener = std::thread([this, machine = entry.first, remote] { ListenForDone(machine, remote); });
+  }
+}
+
+void Session::ListenForDone(int64_t machine, RemoteMachine* remote) {
+  for (int64_t k = 0;; ++k) {
+    std::string result;
+    try {
+      result = options_.cluster->AwaitDone(machine, generation_, k);
+    } catch (...) {
+      std::deque<std::shared_ptr<JobInstance>> failed;
+      {
+        std::lock_guard<std::mutex> lock(remote->mutex);
+        remote->failure = std::current_exception();
+        failed.swap(remote->pending);
+      }
+      for (auto& instance : failed) {
+        instance->AddError(remote->failure);
+        instance->FinishNow();
+      }
+      return;
+    }
+    if (result == Cluster::kStopped) { return; }
+    std::shared_ptr<JobInstance> instance;
+    {
+      std::lock_guard<std::mutex> lock(remote->mutex);
+      if (remote->pending.empty()) { continue; }  // cannot happen: reports follow launches
+      instance = std::move(remote->pending.front());
+      remote->pending.pop_front();
+    }
+    if (!result.empty()) {
+      instance->AddError(std::make_exception_ptr(Error(ErrorKind::kRuntime)
+                                                 << "on machine " << machine << ": " << result));
+    }
+    instance->Finish();
+  }
+}
+
+void Session::PullVariables() {
+  if (remotes_.empty() || !remote_variables_stale_) { return; }
+  Cluster* cluster = options_.cluster;
+  ClusterCommand command;
+  command.set_pull_variables(true);
+  std::map<int64_t, int64_t> seqs;
+  for (auto& entry : remotes_) { seqs[entry.first] = cluster->SendCommand(entry.first, command); }
+  for (auto& entry : seqs) {
+    StoreVariableParts(variables_, cluster->AwaitReply(entry.first, entry.second).variables());
+  }
+  remote_variables_stale_ = false;
+}
+
+void Session::StopRemote() {
+  if (remotes_.empty()) { return; }
+  Cluster* cluster = options_.cluster;
+  std::exception_ptr error;
+  // After a failure (the runtime stopped on it, and every call saw it), the other machines are
+  // told to stop if they can be, and nothing more is said.
+  const bool failed = !cluster->control().failure().empty() || runtime_->aborted();
+  if (!failed) {
+    try {
+      PullVariables();  // the master's copy is whole again when no Plan runs
+      ClusterCommand command;
+      command.set_stop(true);
+      std::map<int64_t, int64_t> seqs;
+      for (auto& entry : remotes_) { seqs[entry.first] = cluster->SendCommand(entry.first, command); }
+      for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
+    } catch (...) {
+      error = std::current_exception();
+    }
+  } else {
+    ClusterCommand command;
+    command.set_stop(true);
+    for (auto& entry : remotes_) {
+      try {
+        cluster->SendCommand(entry.first, command);
+      } catch (...) {
+      }
+    }
+  }
+  for (auto& entry : remotes_) {
+    // A listener waits for its machine's "stopped" report or for the cluster's failure.
+    if (entry.second->listener.joinable()) { entry.second->listener.join(); }
+  }
+  remotes_.clear();
+  remote_variables_stale_ = false;
+  if (error) { std::rethrow_exception(error); }
+}
+
+HostTensor Session::VariableValue(const std::string& name) {
+  PullVariables();
+  return variables_.Value(name);
+}
+
+void Session::SetVariableValues(const std::map<std::string, HostTensor>& values) {
+  variables_.SetValues(values);
+  if (remotes_.empty()) { return; }
+  Cluster* cluster = options_.cluster;
+  PullVariables();  // parts of other variables there must not be overwritten by stale ones
+  std::map<int64_t, int64_t> seqs;
+  for (auto& entry : remotes_) {
+    ClusterCommand command;
+    *command.mutable_push_variables() = CollectVariableParts(variables_, plan_, entry.first);
+    seqs[entry.first] = cluster->SendCommand(entry.first, command);
+  }
+  for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
 }
 
 void Session::Stop() {
   if (!runtime_) { return; }
+  std::exception_ptr remote_error;
+  try {
+    StopRemote();
+  } catch (...) {
+    remote_error = std::current_exception();
+  }
   runtime_->Stop();
   if (!options_.act_event_file.empty()) {
     std::vector<ActEvent> events = runtime_->ActEvents();
@@ -158,7 +322,11 @@ void Session::Stop() {
     }
     file << ActEventsToChromeTrace(act_events_);
   }
-  runtime_.reset();
+  {
+    std::lock_guard<std::mutex> lock(runtime_mutex_);
+    runtime_.reset();
+  }
+  if (remote_error) { std::rethrow_exception(remote_error); }
 }
 
 std::shared_ptr<JobInstance> Session::Launch(const std::string& job_name,
@@ -190,6 +358,28 @@ std::shared_ptr<JobInstance> Session::Launch(const std::string& job_name,
     }
   }
   auto instance = std::make_shared<JobInstance>(job_name, std::move(inputs));
+  if (!remotes_.empty()) {
+    // The iteration runs on every machine of the job; each reports its end.
+    for (const auto& entry : info.machine_source_tick()) {
+      if (entry.first == 0) { continue; }
+      RemoteMachine& remote = *remotes_.at(entry.first);
+      std::lock_guard<std::mutex> lock(remote.mutex);
+      if (remote.failure) { std::rethrow_exception(remote.failure); }
+    }
+    for (const auto& entry : info.machine_source_tick()) {
+      if (entry.first == 0) { continue; }
+      instance->ExpectParts(1);
+      RemoteMachine& remote = *remotes_.at(entry.first);
+      {
+        std::lock_guard<std::mutex> lock(remote.mutex);
+        remote.pending.push_back(instance);
+      }
+      ClusterCommand command;
+      command.set_launch(job_name);
+      options_.cluster->SendCommand(entry.first, command);
+    }
+    remote_variables_stale_ = true;
+  }
   runtime_->Launch(job_name, instance);
   return instance;
 }

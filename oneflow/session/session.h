@@ -3,7 +3,10 @@
 // runtime running their Plan. Defining a job after the session has started is allowed: Python
 // stops the runtime, traces the new job, and starts again; variables keep their values.
 
+#include <deque>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 
 namespace oneflow {
 
+class Cluster;
 class JobInstance;
 class Runtime;
 
@@ -29,6 +33,12 @@ struct SessionOptions {
   std::string debug_dir;        // non-empty: dump jobs and the plan there at Start()
   // Non-empty: record the actor timeline and write it there (Chrome trace JSON) at each Stop().
   std::string act_event_file;
+  // Several processes: this session is the master (machine 0) of `cluster` (owned by the caller,
+  // outliving the session). Its Plan's tasks on other machines run there, its calls span them.
+  Cluster* cluster = nullptr;
+  // Processes sharing this host's cores (the launcher's LOCAL_WORLD_SIZE): compute_threads 0
+  // divides the cores among them too.
+  int64_t processes_per_host = 1;
 };
 
 class Session {
@@ -60,6 +70,12 @@ class Session {
   const JobInfo& GetJobInfo(const std::string& job_name) const;
 
   VariableStore& variables() { return variables_; }
+  // A variable's logical value. In a cluster, first fetches the parts that other machines
+  // updated since the last fetch.
+  HostTensor VariableValue(const std::string& name);
+  // Replaces variables' values (checked first, see VariableStore::SetValues); in a cluster, the
+  // running Plan's other machines get their parts too. No call may be in flight.
+  void SetVariableValues(const std::map<std::string, HostTensor>& values);
   void SetWatchHandler(WatchHandler handler) { watch_handler_ = std::move(handler); }
   const SessionOptions& options() const { return options_; }
 
@@ -72,6 +88,23 @@ class Session {
   Plan plan_;
   std::unique_ptr<Runtime> runtime_;
   std::vector<ActEvent> act_events_;  // of every runtime of this session
+
+  // Cluster (master) side of the running Plan.
+  struct RemoteMachine {
+    std::mutex mutex;
+    std::deque<std::shared_ptr<JobInstance>> pending;  // launched there, not reported done
+    std::exception_ptr failure;  // the listener stopped on it: later launches fail with it
+    std::thread listener;  // reads the machine's "done" reports in order
+    int64_t start_seq = 0;  // the start command's
+  };
+  void StartRemote();
+  void StopRemote();
+  void ListenForDone(int64_t machine, RemoteMachine* remote);
+  void PullVariables();
+  int64_t generation_ = 0;
+  std::mutex runtime_mutex_;  // runtime_ against the cluster's failure handler
+  std::map<int64_t, std::unique_ptr<RemoteMachine>> remotes_;
+  bool remote_variables_stale_ = false;  // launched since the last PullVariables
 };
 
 }  // namespace oneflow

@@ -1,19 +1,179 @@
-"""oneflow.env: the process's environment (machines, ports, log dir). One machine for now."""
-import os
+"""oneflow.env: the process's environment: which machine of a cluster it is, where the
+control plane listens, the log dir.
 
-_state = {"initialized": False, "machines": None, "log_dir": None, "eager": False}
+One process is one machine. Several machines (processes) come from the launcher's variables
+(`python -m oneflow.distributed.launch`, torchrun, mpirun, Slurm: see
+oneflow/distributed/process_identity.py) or from `flow.env.machine([...])` plus RANK. The first
+session start (the first call of a global function) initialises the environment: every process
+joins the cluster (rendezvous at MASTER_ADDR:MASTER_PORT); machine 0 goes on running the script
+and drives every call; the other machines serve the Plans it sends and exit when it is done (as
+in OneFlow 0.3), so the rest of the script runs on machine 0 only. See docs/distributed.md.
+"""
+import ipaddress
+import os
+import socket
+import sys
+
+_state = {
+    "initialized": False,
+    "machines": None,
+    "ctrl_port": None,
+    "log_dir": None,
+    "eager": False,
+    "cluster": None,
+    "identity": None,
+    "rendezvous_timeout": None,
+    "heartbeat_timeout": None,
+}
+
+
+def _seconds_from_env(name, default):
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError("%s must be a number of seconds, got %r" % (name, value)) from None
+    if seconds <= 0:
+        raise ValueError("%s must be positive, got %r" % (name, value))
+    return seconds
+
+
+def _identity():
+    """(rank, world_size, master_addr, master_port, data_address, processes_per_host)."""
+    from oneflow.distributed import process_identity
+
+    found = process_identity.discover()
+    machines = _state["machines"]
+    if machines is None or len(machines) <= 1:
+        master_port = _state["ctrl_port"] or found.master_port
+        local = int(os.environ.get("LOCAL_WORLD_SIZE") or 1) if found.world_size > 1 else 1
+        return (found.rank, found.world_size, found.master_addr, master_port,
+                _data_address(found.master_addr, found.rank), max(1, local))
+    if found.world_size not in (1, len(machines)):
+        raise ValueError(
+            "flow.env.machine lists %d machines, but %s says the job has %d processes"
+            % (len(machines), found.source, found.world_size))
+    if found.world_size == 1 and "RANK" not in os.environ:
+        raise ValueError(
+            "flow.env.machine lists %d machines: set RANK (0-%d) in each machine's environment "
+            "so each process knows which one it is, or start the script with "
+            "python -m oneflow.distributed.launch" % (len(machines), len(machines) - 1))
+    rank = found.rank if found.world_size > 1 else int(os.environ["RANK"])
+    if not 0 <= rank < len(machines):
+        raise ValueError("RANK=%d is not a machine of flow.env.machine's %d" % (rank, len(machines)))
+    addresses = [m["addr"] if isinstance(m, dict) else str(m) for m in machines]
+    master_port = _state["ctrl_port"] or found.master_port
+    hosts = {}
+    for address in addresses:
+        hosts[address] = hosts.get(address, 0) + 1
+    return (rank, len(machines), addresses[0], master_port, addresses[rank],
+            hosts[addresses[rank]])
+
+
+def _data_address(master_addr, rank):
+    """This machine's address as the others reach it: ONEFLOW_NODE_ADDR if set; the loopback
+    address when the master is on this host's loopback; else the address of the interface that
+    routes to the master."""
+    explicit = os.environ.get("ONEFLOW_NODE_ADDR")
+    if explicit:
+        return explicit
+    try:
+        if ipaddress.ip_address(socket.gethostbyname(master_addr)).is_loopback:
+            return "127.0.0.1"
+    except (OSError, ValueError):
+        pass
+    if rank == 0:
+        return master_addr
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect((master_addr, 9))  # no packet is sent: only a route is chosen
+        return probe.getsockname()[0]
+    except OSError:
+        return socket.gethostbyname(socket.gethostname())
+    finally:
+        probe.close()
 
 
 def init():
-    """Initialises the environment once per process (repeated calls do nothing)."""
-    machines = _state["machines"]
-    if machines is not None and len(machines) > 1:
-        raise NotImplementedError(
-            "running on several machines (flow.env.machine with %d machines) arrives in a later "
-            "version" % len(machines)
+    """Initialises the environment once per process (repeated calls do nothing). On machines
+    other than 0 of a cluster it never returns: the process serves machine 0 and exits."""
+    if _state["initialized"]:
+        return True
+    rank, world_size, master_addr, master_port, data_address, per_host = _identity()
+    _state["identity"] = {"rank": rank, "world_size": world_size, "processes_per_host": per_host}
+    if world_size > 1:
+        from oneflow import _oneflow_internal
+
+        cluster = _oneflow_internal.Cluster(
+            rank=rank,
+            world_size=world_size,
+            master_addr=master_addr,
+            master_port=master_port,
+            data_address=data_address,
+            rendezvous_timeout_s=_state["rendezvous_timeout"]
+            or _seconds_from_env("ONEFLOW_RENDEZVOUS_TIMEOUT", 300.0),
+            heartbeat_timeout_s=_state["heartbeat_timeout"]
+            or _seconds_from_env("ONEFLOW_HEARTBEAT_TIMEOUT", 30.0),
         )
+        _state["cluster"] = cluster
+        if rank != 0:
+            _serve_and_exit(cluster, rank)
     _state["initialized"] = True
     return True
+
+
+def _serve_and_exit(cluster, rank):
+    """A worker's life: serve machine 0 until it halts the cluster, then exit (status 0), or
+    exit with status 1 and the reason when the cluster fails."""
+    status = 0
+    try:
+        cluster.serve_as_worker()
+    except BaseException as error:  # noqa: B902 - the process ends here either way
+        print("oneflow: machine %d stops: %s" % (rank, error), file=sys.stderr)
+        status = 1
+    try:
+        cluster.halt()
+    except BaseException:  # noqa: B902
+        pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def cluster():
+    """The cluster this process belongs to (None for a single process)."""
+    return _state["cluster"]
+
+
+def processes_per_host():
+    identity = _state["identity"]
+    return identity["processes_per_host"] if identity else 1
+
+
+def machine_num():
+    identity = _state["identity"]
+    return identity["world_size"] if identity else 1
+
+
+def shutdown():
+    """Machine 0 at exit: tells the other machines to exit, then leaves the cluster."""
+    cluster_ = _state["cluster"]
+    if cluster_ is not None:
+        cluster_.halt()
+
+
+def rendezvous_timeout(seconds):
+    """How long the first session start waits for every machine to join (default 300 s, or
+    $ONEFLOW_RENDEZVOUS_TIMEOUT)."""
+    _state["rendezvous_timeout"] = float(seconds)
+
+
+def heartbeat_timeout(seconds):
+    """How long a silent machine may stay silent before every other one fails naming it
+    (default 30 s, or $ONEFLOW_HEARTBEAT_TIMEOUT)."""
+    _state["heartbeat_timeout"] = float(seconds)
 
 
 def machine(*machines):
@@ -23,10 +183,12 @@ def machine(*machines):
 
 
 def ctrl_port(port):
+    """The port machine 0's control plane (gRPC) listens on (default $MASTER_PORT or 29500)."""
     _state["ctrl_port"] = int(port)
 
 
 def data_port(port):
+    """Accepted for OneFlow 0.3 scripts. The data plane (Gloo TCP) picks its own ports."""
     _state["data_port"] = int(port)
 
 
@@ -54,7 +216,8 @@ def current_resource():
     from oneflow.framework import session as session_util
 
     config = session_util.default_session().config
-    return {"machine_num": 1, "cpu_device_num": config.cpu_device_num or 1, "gpu_device_num": 0}
+    return {"machine_num": machine_num(), "cpu_device_num": config.cpu_device_num or 1,
+            "gpu_device_num": 0}
 
 
 def enable_eager_execution(enabled=True):

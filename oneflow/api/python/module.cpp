@@ -8,6 +8,7 @@ namespace py = pybind11;
 
 namespace oneflow {
 void BindSession(py::module_& module);
+void BindCluster(py::module_& module);
 }  // namespace oneflow
 
 PYBIND11_MODULE(_oneflow_internal, module) {
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_oneflow_internal, module) {
     }
   });
   oneflow::BindSession(module);
+  oneflow::BindCluster(module);
 }

@@ -12,6 +12,7 @@
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/sbp/tensor_slice.h"
+#include "oneflow/session/cluster.h"
 #include "oneflow/session/session.h"
 
 namespace py = pybind11;
@@ -169,8 +170,11 @@ void BindSession(py::module_& module) {
 
   py::class_<Session>(module, "Session")
       .def(py::init([](int64_t cpu_device_num, int64_t compute_threads, int64_t register_num,
-                       const std::string& debug_dir, const std::string& act_event_file) {
+                       const std::string& debug_dir, const std::string& act_event_file,
+                       Cluster* cluster, int64_t processes_per_host) {
              SessionOptions options;
+             options.cluster = cluster;
+             options.processes_per_host = processes_per_host;
              options.act_event_file = act_event_file;
              options.cpu_device_num = cpu_device_num;
              options.compute_threads = compute_threads;
@@ -180,7 +184,10 @@ void BindSession(py::module_& module) {
            }),
            py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
            py::arg("register_num") = 2, py::arg("debug_dir") = "",
-           py::arg("act_event_file") = "")
+           py::arg("act_event_file") = "", py::arg("cluster") = nullptr,
+           py::arg("processes_per_host") = 1,
+           // The cluster outlives the session (Python's env holds it).
+           py::keep_alive<1, 7>())
       .def("open_job",
            [](Session& session, const std::string& job_name, bool is_train, int data_type) {
              JobConf conf;
@@ -308,7 +315,11 @@ void BindSession(py::module_& module) {
       .def("variable_names", [](Session& session) { return session.variables().Names(); })
       .def("variable_value",
            [](Session& session, const std::string& name) {
-             const HostTensor tensor = session.variables().Value(name);
+             HostTensor tensor;
+             {
+               py::gil_scoped_release release;
+               tensor = session.VariableValue(name);
+             }
              return NumpyFromHostTensor(tensor).attr("copy")();
            })
       .def("variable_desc",
@@ -325,7 +336,8 @@ void BindSession(py::module_& module) {
                tensors[item.first.cast<std::string>()] =
                    HostTensorFromNumpy(item.second.cast<py::array>());
              }
-             session.variables().SetValues(tensors);
+             py::gil_scoped_release release;
+             session.SetVariableValues(tensors);
            },
            "Sets variables from name -> C-contiguous numpy array (logical values); checks all "
            "shapes and dtypes before writing any. No job may be running (sync first).")

@@ -14,6 +14,11 @@ std::unique_ptr<Actor> NewComputeActor(const TaskProto& task, const ActorContext
 std::unique_ptr<Actor> NewCollectiveActor(const TaskProto& task, const ActorContext& context,
                                           DeviceContext& device);
 
+std::unique_ptr<Actor> NewSendActor(const TaskProto& task, const ActorContext& context,
+                                    DeviceContext& device);
+std::unique_ptr<Actor> NewRecvActor(const TaskProto& task, const ActorContext& context,
+                                    DeviceContext& device);
+
 std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& context,
                                 DeviceContext& device) {
   switch (task.task_type()) {
@@ -25,6 +30,10 @@ std::unique_ptr<Actor> NewActor(const TaskProto& task, const ActorContext& conte
       return NewSinkTickActor(task, context, device);
     case kCollective:
       return NewCollectiveActor(task, context, device);
+    case kSend:
+      return NewSendActor(task, context, device);
+    case kRecv:
+      return NewRecvActor(task, context, device);
     default:
       break;
   }

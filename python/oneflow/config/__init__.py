@@ -37,9 +37,9 @@ def gpu_device_num(value):
 
 
 def machine_num(value):
-    _positive_int(value, "machine_num")
-    if value > 1:
-        raise NotImplementedError("several machines arrive in a later version")
+    """The number of machines (processes) of the run; it must match how the script was started
+    (one process per machine: python -m oneflow.distributed.launch, or flow.env.machine)."""
+    _config().machine_num = _positive_int(value, "machine_num")
 
 
 def enable_debug_mode(value=True):

@@ -87,9 +87,13 @@ class Session:
         return self.cpp is not None
 
     def default_placement(self):
+        """Every device of every machine (as in OneFlow 0.3)."""
+        from oneflow import env
+
         count = self.config.cpu_device_num or 1
-        devices = "0:0" if count == 1 else "0:0-%d" % (count - 1)
-        return scope_util.Placement("cpu", [devices])
+        devices = "0" if count == 1 else "0-%d" % (count - 1)
+        return scope_util.Placement(
+            "cpu", ["%d:%s" % (machine, devices) for machine in range(env.machine_num())])
 
     def debug_dir(self):
         from oneflow import env
@@ -113,7 +117,15 @@ class Session:
             from oneflow import env
 
             env.init()
+            if self.config.machine_num not in (1, env.machine_num()):
+                raise ValueError(
+                    "flow.config.machine_num(%d), but this run has %d machine(s): start one "
+                    "process per machine (python -m oneflow.distributed.launch --nproc_per_node "
+                    "%d script.py)" % (self.config.machine_num, env.machine_num(),
+                                       self.config.machine_num))
             self.cpp = _oneflow_internal.Session(
+                cluster=env.cluster(),
+                processes_per_host=env.processes_per_host(),
                 cpu_device_num=self.config.cpu_device_num or 0,
                 compute_threads=self.config.compute_threads or 0,
                 register_num=self.config.register_num,
@@ -363,6 +375,7 @@ def _close_at_exit():
     except KeyboardInterrupt:
         _exit_now(130, "oneflow: interrupted while waiting at exit for calls in flight; "
                        "exiting without waiting for them")
+    _shutdown_env()
     exits = [error for error in errors if isinstance(error, SystemExit)]
     for error in errors:
         if not isinstance(error, SystemExit):
@@ -374,8 +387,19 @@ def _close_at_exit():
                   None if code is None or isinstance(code, int) else str(code))
 
 
+def _shutdown_env():
+    """Machine 0 tells the other machines of its cluster to exit (they wait for it)."""
+    from oneflow import env
+
+    try:
+        env.shutdown()
+    except Exception as error:  # noqa: B902 - exiting anyway
+        print("oneflow: leaving the cluster failed: %s" % error, file=sys.stderr)
+
+
 def _exit_now(status, message):
     """Ends the process without waiting for runtime threads that may still be busy."""
+    _shutdown_env()
     if message:
         print(message, file=sys.stderr)
     sys.stdout.flush()

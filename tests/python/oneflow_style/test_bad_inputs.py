@@ -1272,7 +1272,8 @@ def rmsprop_decay_rate_above_one():
     flow.optimizer.RMSProp(flow.optimizer.PiecewiseConstantScheduler([], [0.1]), decay_rate=1.5)
 
 
-@case("NotImplementedError", words=_later + ["machine"], same_session=False)
+@case("ValueError", words=["machine_num(2)", "1 machine", "oneflow.distributed.launch"],
+      same_session=False)
 def two_machines():
     flow.config.machine_num(2)
     run_job(lambda a: a + 1, P((3,)))

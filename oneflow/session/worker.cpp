@@ -1,0 +1,160 @@
+#include "oneflow/session/worker.h"
+
+#include <memory>
+#include <mutex>
+
+#include "oneflow/comm/serial_worker.h"
+#include "oneflow/common/error.h"
+#include "oneflow/runtime/job_instance.h"
+#include "oneflow/runtime/runtime.h"
+#include "oneflow/session/cluster.h"
+#include "oneflow/session/variable_store.h"
+
+namespace oneflow {
+
+namespace {
+
+class Worker {
+ public:
+  explicit Worker(Cluster& cluster) : cluster_(cluster) {
+    // A lost peer stops the running Plan at once: transfers waiting for it end.
+    cluster_.control().SetFailureHandler([this](const std::string& message) {
+      std::lock_guard<std::mutex> lock(runtime_mutex_);
+      if (runtime_) {
+        runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime) << message));
+      }
+    });
+  }
+  ~Worker() {
+    cluster_.control().SetFailureHandler([](const std::string&) {});
+    try {
+      StopPlan();
+    } catch (...) {
+      // The cluster failed; Serve() has thrown that error already.
+    }
+  }
+
+  void Serve() {
+    while (true) {
+      int64_t seq = 0;
+      const ClusterCommand command = cluster_.NextCommand(&seq);
+      switch (command.command_case()) {
+        case ClusterCommand::kStart: Answer(seq, [&](ClusterReply*) { Start(command.start()); }); break;
+        case ClusterCommand::kLaunch: Launch(command.launch()); break;
+        case ClusterCommand::kStop: Answer(seq, [&](ClusterReply*) { StopPlan(); }); break;
+        case ClusterCommand::kPullVariables:
+          Answer(seq, [&](ClusterReply* reply) {
+            *reply->mutable_variables() =
+                CollectVariableParts(variables_, plan_, cluster_.machine_id());
+          });
+          break;
+        case ClusterCommand::kPushVariables:
+          Answer(seq, [&](ClusterReply*) { StoreVariableParts(variables_, command.push_variables()); });
+          break;
+        case ClusterCommand::kHalt: return;
+        default: OF_CHECK(false) << "unknown cluster command " << command.command_case();
+      }
+    }
+  }
+
+ private:
+  template <typename Fn>
+  void Answer(int64_t seq, Fn fn) {
+    ClusterReply reply;
+    try {
+      fn(&reply);
+    } catch (std::exception& error) {
+      reply.Clear();
+      reply.set_error(error.what());
+    }
+    cluster_.Reply(seq, reply);
+  }
+
+  void Start(const StartCommand& start) {
+    StopPlan();
+    plan_ = start.plan();
+    generation_ = start.generation();
+    launches_ = 0;
+    // The master sends the current value of every part this machine holds (its session may be a
+    // new one, with other variables of the same names).
+    variables_ = VariableStore();
+    for (const TaskProto& task : plan_.task()) {
+      if (task.machine_id() != cluster_.machine_id()) { continue; }
+      for (const ExecNode& exec : task.exec_node()) {
+        if (exec.op_conf().op_type() == "variable") { variables_.Declare(exec.op_conf()); }
+      }
+    }
+    StoreVariableParts(variables_, start.variables());
+    RuntimeOptions options;
+    options.compute_threads = std::max<int64_t>(1, start.compute_threads());
+    options.machine_id = cluster_.machine_id();
+    options.data_plane = &cluster_.data_plane();
+    options.comm_key = "plan" + std::to_string(generation_);
+    reporter_ = std::make_unique<SerialWorker>();
+    auto runtime = std::make_unique<Runtime>(plan_, variables_, watch_handler_, options);
+    std::lock_guard<std::mutex> lock(runtime_mutex_);
+    runtime_ = std::move(runtime);
+  }
+
+  void Launch(const std::string& job_name) {
+    const int64_t k = launches_++;
+    auto instance = std::make_shared<JobInstance>(job_name, std::map<std::string, HostTensor>());
+    const int64_t generation = generation_;
+    SerialWorker* reporter = reporter_.get();
+    Cluster* cluster = &cluster_;
+    // Reported off the runtime's thread: a control-plane call takes a while.
+    instance->OnFinish([instance = instance.get(), reporter, cluster, generation, k] {
+      std::string error = instance->ErrorMessage();
+      reporter->Post([cluster, generation, k, error] {
+        try {
+          cluster->ReportDone(generation, k, error);
+        } catch (...) {
+          // The cluster failed: the master learns it from the control plane.
+        }
+      });
+    });
+    if (!runtime_) {
+      instance->AddError(std::make_exception_ptr(
+          Error(ErrorKind::kRuntime) << "machine " << cluster_.machine_id()
+                                     << " has no Plan running"));
+      instance->FinishNow();
+      return;
+    }
+    try {
+      runtime_->Launch(job_name, instance);
+    } catch (...) {
+      instance->AddError(std::current_exception());
+      instance->FinishNow();
+    }
+  }
+
+  void StopPlan() {
+    if (!runtime_) { return; }
+    runtime_->Stop();
+    {
+      std::lock_guard<std::mutex> lock(runtime_mutex_);
+      runtime_.reset();
+    }
+    reporter_.reset();  // its reports are all sent
+    cluster_.ReportDone(generation_, launches_, Cluster::kStopped);
+  }
+
+  Cluster& cluster_;
+  VariableStore variables_;
+  WatchHandler watch_handler_ = [](int64_t, const HostTensor&) {};
+  Plan plan_;
+  int64_t generation_ = 0;
+  int64_t launches_ = 0;
+  std::unique_ptr<SerialWorker> reporter_;
+  std::mutex runtime_mutex_;  // runtime_ against the failure handler's thread
+  std::unique_ptr<Runtime> runtime_;
+};
+
+}  // namespace
+
+void ServeAsWorker(Cluster& cluster) {
+  Worker worker(cluster);
+  worker.Serve();
+}
+
+}  // namespace oneflow
