@@ -42,6 +42,13 @@ milliseconds Remaining(Clock::time_point deadline) {
 
 std::string Quote(const std::string& key) { return "'" + key + "'"; }
 
+// The master stopped (or its connection broke) while serving a blocking call: worth asking again
+// until the heartbeat declares it lost.
+bool MasterWentAway(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::CANCELLED;
+}
+
 }  // namespace
 
 struct ControlPlane::StubHolder {
@@ -94,7 +101,7 @@ ControlPlane::ControlPlane(const ClusterSpec& spec) : spec_(spec) {
   try {
     Rendezvous();
   } catch (...) {
-    if (server_ != nullptr) server_->Stop(milliseconds(0));
+    if (server_ != nullptr) server_->Stop(kServerGrace);
     throw;
   }
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
@@ -170,6 +177,11 @@ void ControlPlane::Rendezvous() {
          "must agree)";
 }
 
+bool ControlPlane::CancelledHere() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !failure_.empty() || crashed_ || shut_down_;
+}
+
 void ControlPlane::ThrowFailure(const std::string& what) const {
   std::lock_guard<std::mutex> lock(mutex_);
   Error error(ErrorKind::kRuntime);
@@ -206,7 +218,7 @@ void ControlPlane::Set(const std::string& key, const std::string& value) {
   grpc::Status status = CallMaster(DeadlineIn(deadline), true, [&](auto& stub, auto* context) {
     return stub.Set(context, request, &reply);
   });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Set(" + Quote(key) + ")");
+  if (!status.ok() && CancelledHere()) ThrowFailure("Set(" + Quote(key) + ")");
   if (!status.ok()) ThrowCallError("Set(" + Quote(key) + ")", spec_.rank, master_address_, status);
 }
 
@@ -230,9 +242,9 @@ std::string ControlPlane::Get(const std::string& key, milliseconds timeout) {
       }
       break;  // the master waited the whole timeout
     }
-    if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure(what);
+    if (!status.ok() && CancelledHere()) ThrowFailure(what);
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) break;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || Remaining(deadline).count() == 0) {
+    if (!MasterWentAway(status) || Remaining(deadline).count() == 0) {
       ThrowCallError(what, spec_.rank, master_address_, status);
     }
     // The master went away: ask again until the heartbeat declares it lost or time runs out.
@@ -250,8 +262,7 @@ bool ControlPlane::TryGet(const std::string& key, std::string* value) {
   grpc::Status status =
       CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
                  [&](auto& stub, auto* context) { return stub.Get(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED)
-    ThrowFailure("TryGet(" + Quote(key) + ")");
+  if (!status.ok() && CancelledHere()) ThrowFailure("TryGet(" + Quote(key) + ")");
   if (!status.ok()) {
     ThrowCallError("TryGet(" + Quote(key) + ")", spec_.rank, master_address_, status);
   }
@@ -267,7 +278,7 @@ void ControlPlane::Erase(const std::string& key) {
   grpc::Status status =
       CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
                  [&](auto& stub, auto* context) { return stub.Erase(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Erase(" + Quote(key) + ")");
+  if (!status.ok() && CancelledHere()) ThrowFailure("Erase(" + Quote(key) + ")");
   if (!status.ok()) {
     ThrowCallError("Erase(" + Quote(key) + ")", spec_.rank, master_address_, status);
   }
@@ -281,7 +292,7 @@ int64_t ControlPlane::Add(const std::string& key, int64_t delta) {
   grpc::Status status =
       CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
                  [&](auto& stub, auto* context) { return stub.Add(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Add(" + Quote(key) + ")");
+  if (!status.ok() && CancelledHere()) ThrowFailure("Add(" + Quote(key) + ")");
   if (!status.ok()) ThrowCallError("Add(" + Quote(key) + ")", spec_.rank, master_address_, status);
   return reply.value();
 }
@@ -309,9 +320,9 @@ void ControlPlane::Barrier(const std::string& name, milliseconds timeout) {
       missing.assign(reply.missing_ranks().begin(), reply.missing_ranks().end());
       break;  // the master waited the whole timeout
     }
-    if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure(what);
+    if (!status.ok() && CancelledHere()) ThrowFailure(what);
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) break;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || Remaining(deadline).count() == 0) {
+    if (!MasterWentAway(status) || Remaining(deadline).count() == 0) {
       ThrowCallError(what, spec_.rank, master_address_, status);
     }
     std::this_thread::sleep_for(std::min(Remaining(deadline), kRetryPause));

@@ -100,6 +100,8 @@ class ControlPlane {
   void RecordFailure(const std::string& message);
   // On the heartbeat thread: runs the handler for the recorded failure, once.
   void RunFailureHandlerOnce();
+  // Whether this rank cancels its own calls (failure, crash, shutdown): then ThrowFailure says why.
+  bool CancelledHere() const;
   // Throws the reason this rank's calls are cancelled: the failure, a crash or a shutdown.
   [[noreturn]] void ThrowFailure(const std::string& what) const;
   void StopHeartbeat();
