@@ -22,6 +22,7 @@
 namespace grpc {
 class Channel;
 class ClientContext;
+class Status;
 }  // namespace grpc
 
 namespace oneflow {
@@ -90,10 +91,18 @@ class ControlPlane {
   void SimulateCrashForTesting();
 
  private:
-  // One RPC on the stub: `invoke(stub, context)` returns the gRPC status.
+  // One RPC on the stub, cancelled if this rank fails, crashes or shuts down meanwhile:
+  // `invoke(stub, context)` returns the gRPC status.
   template <typename Invoke>
-  auto CallMaster(std::chrono::system_clock::time_point deadline, bool wait_for_ready,
-                  Invoke&& invoke);
+  auto CallMaster(std::chrono::system_clock::time_point deadline, Invoke&& invoke);
+  // CallMaster until the master answers or `deadline`; while the master is away (a broken
+  // connection, a master that stopped) repeats the call if `may_repeat`, else only waits for the
+  // heartbeat to declare a failure. Throws the failure once this rank knows of one.
+  // `invoke(stub, context, remaining)` returns the gRPC status.
+  template <typename Invoke>
+  grpc::Status CallMasterPatiently(const std::string& what,
+                                   std::chrono::steady_clock::time_point deadline, bool may_repeat,
+                                   Invoke&& invoke);
   void Rendezvous();
   void HeartbeatLoop();
   // Keeps the first failure message (later ones are consequences) and cancels the calls in flight.
