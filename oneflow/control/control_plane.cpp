@@ -21,7 +21,7 @@ using std::chrono::milliseconds;
 // Rendezvous asks the master for news this often, so a worker can say who is still missing.
 constexpr milliseconds kRegisterPoll{1000};
 // Extra time a call's gRPC deadline gives the reply beyond the master's own wait.
-constexpr milliseconds kReplyMargin{1000};
+constexpr milliseconds kReplyMargin{250};
 // After the master stopped answering a blocking call, it is asked again this often.
 constexpr milliseconds kRetryPause{50};
 // How long rank 0's Shutdown waits for the other ranks to leave, and how long calls still running
@@ -41,6 +41,13 @@ milliseconds Remaining(Clock::time_point deadline) {
 }
 
 std::string Quote(const std::string& key) { return "'" + key + "'"; }
+
+// The master stopped (or its connection broke) while serving a blocking call: worth asking again
+// until the heartbeat declares it lost.
+bool MasterWentAway(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::CANCELLED;
+}
 
 }  // namespace
 
@@ -94,7 +101,7 @@ ControlPlane::ControlPlane(const ClusterSpec& spec) : spec_(spec) {
   try {
     Rendezvous();
   } catch (...) {
-    if (server_ != nullptr) server_->Stop(milliseconds(0));
+    if (server_ != nullptr) server_->Stop(kServerGrace);
     throw;
   }
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
@@ -103,11 +110,11 @@ ControlPlane::ControlPlane(const ClusterSpec& spec) : spec_(spec) {
 ControlPlane::~ControlPlane() { Shutdown(); }
 
 template <typename Invoke>
-auto ControlPlane::CallMaster(std::chrono::system_clock::time_point deadline, bool wait_for_ready,
-                              Invoke&& invoke) {
+auto ControlPlane::CallMaster(std::chrono::system_clock::time_point deadline, Invoke&& invoke) {
   grpc::ClientContext context;
   context.set_deadline(deadline);
-  context.set_wait_for_ready(wait_for_ready);
+  // Waits for the connection too: the master may start after this rank, or be reconnecting.
+  context.set_wait_for_ready(true);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failure_.empty() || crashed_ || shut_down_) return grpc::Status::CANCELLED;
@@ -132,12 +139,10 @@ void ControlPlane::Rendezvous() {
     request.set_token(token_);
     request.set_wait_ms(std::min(remaining, kRegisterPoll).count());
     RegisterReply reply;
-    // Waits for the connection too: the master may start after this rank.
-    grpc::Status status =
-        CallMaster(DeadlineIn(std::min(remaining, kRegisterPoll) + kReplyMargin), true,
-                   [&](ControlService::Stub& stub, grpc::ClientContext* context) {
-                     return stub.Register(context, request, &reply);
-                   });
+    grpc::Status status = CallMaster(DeadlineIn(std::min(remaining, kRegisterPoll) + kReplyMargin),
+                                     [&](ControlService::Stub& stub, grpc::ClientContext* context) {
+                                       return stub.Register(context, request, &reply);
+                                     });
     if (status.ok()) {
       reached_master = true;
       if (reply.complete()) return;
@@ -170,6 +175,11 @@ void ControlPlane::Rendezvous() {
          "must agree)";
 }
 
+bool ControlPlane::CancelledHere() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !failure_.empty() || crashed_ || shut_down_;
+}
+
 void ControlPlane::ThrowFailure(const std::string& what) const {
   std::lock_guard<std::mutex> lock(mutex_);
   Error error(ErrorKind::kRuntime);
@@ -196,129 +206,138 @@ namespace {
 
 }  // namespace
 
+template <typename Invoke>
+grpc::Status ControlPlane::CallMasterPatiently(const std::string& what, Clock::time_point deadline,
+                                               bool may_repeat, Invoke&& invoke) {
+  while (true) {
+    milliseconds remaining = Remaining(deadline);
+    grpc::Status status = CallMaster(DeadlineIn(remaining + kReplyMargin),
+                                     [&](ControlService::Stub& stub, grpc::ClientContext* context) {
+                                       return invoke(stub, context, remaining);
+                                     });
+    if (status.ok()) return status;
+    if (CancelledHere()) ThrowFailure(what);
+    if (!MasterWentAway(status) || Remaining(deadline).count() == 0) return status;
+    // The master went away (a broken connection, or it stopped): ask again, or (for a call that
+    // must not run twice) only wait, until the heartbeat declares it lost or time runs out.
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      heartbeat_wakeup_.wait_for(lock, std::min(Remaining(deadline), kRetryPause),
+                                 [&] { return !failure_.empty(); });
+    }
+    if (CancelledHere()) ThrowFailure(what);
+    if (!may_repeat && Remaining(deadline).count() > 0) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      heartbeat_wakeup_.wait_for(lock, Remaining(deadline), [&] { return !failure_.empty(); });
+      if (!failure_.empty()) {
+        lock.unlock();
+        ThrowFailure(what);
+      }
+      return status;
+    }
+  }
+}
+
 void ControlPlane::Set(const std::string& key, const std::string& value) {
+  std::string what = "Set(" + Quote(key) + ")";
   SetRequest request;
   request.set_key(key);
   request.set_value(value);
   SetReply reply;
   // Large values (a Plan, variables) get 1 s more per 64 MiB.
-  milliseconds deadline = spec_.heartbeat_timeout + milliseconds(value.size() >> 16);
-  grpc::Status status = CallMaster(DeadlineIn(deadline), true, [&](auto& stub, auto* context) {
-    return stub.Set(context, request, &reply);
-  });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Set(" + Quote(key) + ")");
-  if (!status.ok()) ThrowCallError("Set(" + Quote(key) + ")", spec_.rank, master_address_, status);
+  auto deadline = Clock::now() + spec_.heartbeat_timeout + milliseconds(value.size() >> 16);
+  grpc::Status status = CallMasterPatiently(
+      what, deadline, true,
+      [&](auto& stub, auto* context, milliseconds) { return stub.Set(context, request, &reply); });
+  if (!status.ok()) ThrowCallError(what, spec_.rank, master_address_, status);
 }
 
 std::string ControlPlane::Get(const std::string& key, milliseconds timeout) {
   std::string what = "Get(" + Quote(key) + ")";
-  auto deadline = Clock::now() + timeout;
-  while (true) {
-    milliseconds remaining = Remaining(deadline);
-    GetRequest request;
-    request.set_key(key);
-    request.set_wait_ms(remaining.count());
-    GetReply reply;
-    grpc::Status status =
-        CallMaster(DeadlineIn(remaining + kReplyMargin), true,
-                   [&](auto& stub, auto* context) { return stub.Get(context, request, &reply); });
-    if (status.ok()) {
-      if (reply.found()) return std::move(*reply.mutable_value());
-      if (!reply.failure().empty()) {
-        RecordFailure(reply.failure());
-        ThrowFailure(what);
-      }
-      break;  // the master waited the whole timeout
-    }
-    if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure(what);
-    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) break;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || Remaining(deadline).count() == 0) {
-      ThrowCallError(what, spec_.rank, master_address_, status);
-    }
-    // The master went away: ask again until the heartbeat declares it lost or time runs out.
-    std::this_thread::sleep_for(std::min(Remaining(deadline), kRetryPause));
+  GetRequest request;
+  request.set_key(key);
+  GetReply reply;
+  grpc::Status status = CallMasterPatiently(
+      what, Clock::now() + timeout, true, [&](auto& stub, auto* context, milliseconds remaining) {
+        request.set_wait_ms(remaining.count());  // the master waits for the key
+        return stub.Get(context, request, &reply);
+      });
+  if (status.ok() && reply.found()) return std::move(*reply.mutable_value());
+  if (status.ok() && !reply.failure().empty()) {
+    RecordFailure(reply.failure());
+    ThrowFailure(what);
+  }
+  if (!status.ok() && status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
+    ThrowCallError(what, spec_.rank, master_address_, status);
   }
   throw Error(ErrorKind::kRuntime) << what << " on rank " << spec_.rank << " timed out after "
                                    << FormatSeconds(timeout) << ": no rank set the key";
 }
 
 bool ControlPlane::TryGet(const std::string& key, std::string* value) {
+  std::string what = "TryGet(" + Quote(key) + ")";
   GetRequest request;
   request.set_key(key);
   request.set_wait_ms(0);
   GetReply reply;
-  grpc::Status status =
-      CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
-                 [&](auto& stub, auto* context) { return stub.Get(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED)
-    ThrowFailure("TryGet(" + Quote(key) + ")");
-  if (!status.ok()) {
-    ThrowCallError("TryGet(" + Quote(key) + ")", spec_.rank, master_address_, status);
-  }
+  grpc::Status status = CallMasterPatiently(
+      what, Clock::now() + spec_.heartbeat_timeout, true,
+      [&](auto& stub, auto* context, milliseconds) { return stub.Get(context, request, &reply); });
+  if (!status.ok()) ThrowCallError(what, spec_.rank, master_address_, status);
   if (!reply.found()) return false;
   *value = std::move(*reply.mutable_value());
   return true;
 }
 
 void ControlPlane::Erase(const std::string& key) {
+  std::string what = "Erase(" + Quote(key) + ")";
   EraseRequest request;
   request.set_key(key);
   EraseReply reply;
-  grpc::Status status =
-      CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
-                 [&](auto& stub, auto* context) { return stub.Erase(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Erase(" + Quote(key) + ")");
-  if (!status.ok()) {
-    ThrowCallError("Erase(" + Quote(key) + ")", spec_.rank, master_address_, status);
-  }
+  grpc::Status status = CallMasterPatiently(what, Clock::now() + spec_.heartbeat_timeout, true,
+                                            [&](auto& stub, auto* context, milliseconds) {
+                                              return stub.Erase(context, request, &reply);
+                                            });
+  if (!status.ok()) ThrowCallError(what, spec_.rank, master_address_, status);
 }
 
 int64_t ControlPlane::Add(const std::string& key, int64_t delta) {
+  std::string what = "Add(" + Quote(key) + ")";
   AddRequest request;
   request.set_key(key);
   request.set_delta(delta);
   AddReply reply;
-  grpc::Status status =
-      CallMaster(DeadlineIn(spec_.heartbeat_timeout), true,
-                 [&](auto& stub, auto* context) { return stub.Add(context, request, &reply); });
-  if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure("Add(" + Quote(key) + ")");
-  if (!status.ok()) ThrowCallError("Add(" + Quote(key) + ")", spec_.rank, master_address_, status);
+  // Not repeated: the lost reply may belong to an addition the master did.
+  grpc::Status status = CallMasterPatiently(
+      what, Clock::now() + spec_.heartbeat_timeout, false,
+      [&](auto& stub, auto* context, milliseconds) { return stub.Add(context, request, &reply); });
+  if (!status.ok()) ThrowCallError(what, spec_.rank, master_address_, status);
   return reply.value();
 }
 
 void ControlPlane::Barrier(const std::string& name, milliseconds timeout) {
   std::string what = "Barrier(" + Quote(name) + ")";
-  auto deadline = Clock::now() + timeout;
-  std::vector<int64_t> missing;
-  while (true) {
-    milliseconds remaining = Remaining(deadline);
-    BarrierRequest request;
-    request.set_name(name);
-    request.set_rank(spec_.rank);
-    request.set_wait_ms(remaining.count());
-    BarrierReply reply;
-    grpc::Status status = CallMaster(
-        DeadlineIn(remaining + kReplyMargin), true,
-        [&](auto& stub, auto* context) { return stub.Barrier(context, request, &reply); });
-    if (status.ok()) {
-      if (reply.passed()) return;
-      if (!reply.failure().empty()) {
-        RecordFailure(reply.failure());
-        ThrowFailure(what);
-      }
-      missing.assign(reply.missing_ranks().begin(), reply.missing_ranks().end());
-      break;  // the master waited the whole timeout
-    }
-    if (status.error_code() == grpc::StatusCode::CANCELLED) ThrowFailure(what);
-    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) break;
-    if (status.error_code() != grpc::StatusCode::UNAVAILABLE || Remaining(deadline).count() == 0) {
-      ThrowCallError(what, spec_.rank, master_address_, status);
-    }
-    std::this_thread::sleep_for(std::min(Remaining(deadline), kRetryPause));
+  BarrierRequest request;
+  request.set_name(name);
+  request.set_rank(spec_.rank);
+  BarrierReply reply;
+  grpc::Status status = CallMasterPatiently(
+      what, Clock::now() + timeout, true, [&](auto& stub, auto* context, milliseconds remaining) {
+        request.set_wait_ms(remaining.count());  // the master waits for the other ranks
+        return stub.Barrier(context, request, &reply);
+      });
+  if (status.ok() && reply.passed()) return;
+  if (status.ok() && !reply.failure().empty()) {
+    RecordFailure(reply.failure());
+    ThrowFailure(what);
+  }
+  if (!status.ok() && status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
+    ThrowCallError(what, spec_.rank, master_address_, status);
   }
   Error error(ErrorKind::kRuntime);
   error << what << " on rank " << spec_.rank << " timed out after " << FormatSeconds(timeout);
-  if (!missing.empty()) {
+  if (reply.missing_ranks_size() > 0) {
+    std::vector<int64_t> missing(reply.missing_ranks().begin(), reply.missing_ranks().end());
     error << ": " << FormatMachines(missing) << " of " << spec_.world_size << " did not arrive";
   }
   throw error;

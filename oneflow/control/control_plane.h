@@ -22,6 +22,7 @@
 namespace grpc {
 class Channel;
 class ClientContext;
+class Status;
 }  // namespace grpc
 
 namespace oneflow {
@@ -90,16 +91,26 @@ class ControlPlane {
   void SimulateCrashForTesting();
 
  private:
-  // One RPC on the stub: `invoke(stub, context)` returns the gRPC status.
+  // One RPC on the stub, cancelled if this rank fails, crashes or shuts down meanwhile:
+  // `invoke(stub, context)` returns the gRPC status.
   template <typename Invoke>
-  auto CallMaster(std::chrono::system_clock::time_point deadline, bool wait_for_ready,
-                  Invoke&& invoke);
+  auto CallMaster(std::chrono::system_clock::time_point deadline, Invoke&& invoke);
+  // CallMaster until the master answers or `deadline`; while the master is away (a broken
+  // connection, a master that stopped) repeats the call if `may_repeat`, else only waits for the
+  // heartbeat to declare a failure. Throws the failure once this rank knows of one.
+  // `invoke(stub, context, remaining)` returns the gRPC status.
+  template <typename Invoke>
+  grpc::Status CallMasterPatiently(const std::string& what,
+                                   std::chrono::steady_clock::time_point deadline, bool may_repeat,
+                                   Invoke&& invoke);
   void Rendezvous();
   void HeartbeatLoop();
   // Keeps the first failure message (later ones are consequences) and cancels the calls in flight.
   void RecordFailure(const std::string& message);
   // On the heartbeat thread: runs the handler for the recorded failure, once.
   void RunFailureHandlerOnce();
+  // Whether this rank cancels its own calls (failure, crash, shutdown): then ThrowFailure says why.
+  bool CancelledHere() const;
   // Throws the reason this rank's calls are cancelled: the failure, a crash or a shutdown.
   [[noreturn]] void ThrowFailure(const std::string& what) const;
   void StopHeartbeat();

@@ -147,8 +147,8 @@ grpc::Status ControlServer::Register(grpc::ServerContext* context, const Registe
     for (const auto& [rank, token] : registered_tokens_) last_heard_[rank] = now;
     changed_.notify_all();
   }
+  // A master that gives up stops while workers wait here: they still learn who is missing.
   WaitUntil(lock, context, request->wait_ms(), [&] { return rendezvous_complete_; });
-  if (stopping_) return ShuttingDown();
   reply->set_complete(rendezvous_complete_);
   for (int64_t rank : MissingRegistrations()) reply->add_missing_ranks(rank);
   return grpc::Status::OK;

@@ -134,7 +134,6 @@ TEST(ControlPlaneTest, BarrierTimeoutNamesRanksThatDidNotArrive) {
   std::vector<std::exception_ptr> errors = RunOnThreads(3, [&](int64_t rank) {
     ControlPlane control(TestSpec(rank, 3, port));
     if (rank != 2) control.Barrier("without rank 2", milliseconds(300));
-    control.Barrier("done", kWait);
   });
   for (int64_t rank : {0, 1}) {
     EXPECT_NE(MessageOf(errors[rank])
@@ -187,6 +186,30 @@ TEST(ControlPlaneTest, MasterReportsAPortInUse) {
   }
 }
 
+TEST(ControlPlaneTest, MasterRefusesDisagreeingRanks) {
+  int port = FreePort();
+  std::vector<std::exception_ptr> errors = RunOnThreads(2, [&](int64_t thread) {
+    if (thread == 0) {
+      ControlPlane master(TestSpec(0, 2, port));
+      master.Barrier("checked", kWait);
+      return;
+    }
+    auto expect_refused = [&](const ClusterSpec& spec, const std::string& expected) {
+      try {
+        ControlPlane refused(spec);
+        ADD_FAILURE() << "the master should refuse: " << expected;
+      } catch (const Error& error) {
+        EXPECT_NE(error.message().find(expected), std::string::npos) << error.message();
+      }
+    };
+    expect_refused(TestSpec(1, 3, port), "rank 1 has world size 3 but the master has 2");
+    ControlPlane worker(TestSpec(1, 2, port));
+    expect_refused(TestSpec(1, 2, port), "rank 1 was already registered by another process");
+    worker.Barrier("checked", kWait);
+  });
+  ExpectNoErrors(errors);
+}
+
 TEST(ControlPlaneTest, SpecIsChecked) {
   EXPECT_THROW(ControlPlane(TestSpec(2, 2, FreePort())), Error);
   EXPECT_THROW(ControlPlane(TestSpec(1, 2, 0)), Error);
@@ -207,10 +230,16 @@ std::vector<std::string> CrashOneRank(int64_t world_size, int64_t crashing_rank)
         [&handled, rank](const std::string& message) { handled[rank].set_value(message); });
     control.Barrier("handlers set", kWait);
     if (rank == crashing_rank) {
+      // Crash only once every other rank is past the barrier (its reply could be lost otherwise).
+      for (int64_t peer = 0; peer < world_size; ++peer) {
+        if (peer != rank) control.Get("passed/" + std::to_string(peer), kWait);
+      }
       control.SimulateCrashForTesting();
       return;
     }
     try {
+      // The crash may interrupt the reply to this Set: then it throws the failure too.
+      control.Set("passed/" + std::to_string(rank), "");
       control.Get("never set", milliseconds(10000));
       ADD_FAILURE() << "rank " << rank << ": Get should throw once the cluster failed";
     } catch (const Error& error) {
