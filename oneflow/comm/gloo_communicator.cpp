@@ -183,21 +183,25 @@ void GlooCommunicator::Submit(const CollectiveCall& call, Done done) {
     if (!slot) { slot = std::make_unique<SerialWorker>(); }
     worker = slot.get();
   }
-  worker->Post([context, call, machine = plane_.machine_id(), liveness = liveness_,
-                done = std::move(done)] {
+  // The worker owns a copy of the task: one left behind after an abort outlives the actor.
+  auto task_copy = std::make_shared<CollectiveTaskProto>(task);
+  CollectiveCall own_call = call;
+  own_call.task = task_copy.get();
+  worker->Post([context, call = own_call, task_copy, machine = plane_.machine_id(),
+                liveness = liveness_, done = std::move(done)] {
     std::exception_ptr error;
     try {
       RunCollective(context, call);
     } catch (Error&) {
       error = std::current_exception();
     } catch (std::exception& cause) {
-      std::set<int64_t> peers(call.task->rank_machine().begin(), call.task->rank_machine().end());
+      std::set<int64_t> peers(task_copy->rank_machine().begin(), task_copy->rank_machine().end());
       peers.erase(machine);
       std::string names;
       for (int64_t peer : peers) { names += (names.empty() ? "" : ", ") + std::to_string(peer); }
       error = std::make_exception_ptr(
-          Error(ErrorKind::kRuntime)
-          << CollectiveKindName(call.task->kind()) << " of '" << call.task->lbn() << "' with "
+          Error(ErrorKind::kPeerLost)
+          << CollectiveKindName(task_copy->kind()) << " of '" << task_copy->lbn() << "' with "
           << (peers.size() == 1 ? "machine " : "machines ") << names
           << " failed (did its process stop?): " << cause.what());
     }

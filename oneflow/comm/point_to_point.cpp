@@ -8,7 +8,16 @@
 
 namespace oneflow {
 
-PointToPoint::PointToPoint(DataPlane& plane) : plane_(plane) {}
+namespace {
+
+struct TransferCancelled : std::exception {
+  const char* what() const noexcept override { return "the receive was cancelled"; }
+};
+
+}  // namespace
+
+PointToPoint::PointToPoint(DataPlane& plane, int64_t generation)
+    : plane_(plane), slot_base_(static_cast<uint64_t>(generation) << 32) {}
 
 PointToPoint::~PointToPoint() {
   std::map<std::pair<bool, int64_t>, std::unique_ptr<SerialWorker>> workers;
@@ -35,35 +44,53 @@ void PointToPoint::Recv(int64_t peer, int64_t channel, void* data, int64_t bytes
   Transfer(false, peer, channel, data, bytes, std::move(done));
 }
 
+bool PointToPoint::IsCancellation(std::exception_ptr error) {
+  try {
+    if (error) { std::rethrow_exception(error); }
+  } catch (TransferCancelled&) {
+    return true;
+  } catch (...) {
+  }
+  return false;
+}
+
 void PointToPoint::Transfer(bool send, int64_t peer, int64_t channel, void* data, int64_t bytes,
                             Done done) {
   WorkerOf(send, channel).Post([this, send, peer, channel, data, bytes, done = std::move(done)] {
     std::exception_ptr error;
+    const std::pair<bool, int64_t> key{send, channel};
     try {
       std::unique_ptr<gloo::transport::UnboundBuffer> buffer =
           plane_.world()->createUnboundBuffer(data, static_cast<size_t>(bytes));
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (aborted_) { throw Error(ErrorKind::kRuntime) << "the data plane was stopped"; }
-        waiting_.insert(buffer.get());
+        if (!send && cancelled_.count(channel)) { throw TransferCancelled(); }
+        waiting_[key] = buffer.get();
       }
       bool completed = false;
+      const uint64_t slot = slot_base_ | static_cast<uint64_t>(channel);
       try {
         if (send) {
-          buffer->send(static_cast<int>(peer), static_cast<uint64_t>(channel));
+          buffer->send(static_cast<int>(peer), slot);
           completed = buffer->waitSend(DataPlane::kTransferTimeout);
         } else {
-          buffer->recv(static_cast<int>(peer), static_cast<uint64_t>(channel));
+          buffer->recv(static_cast<int>(peer), slot);
           completed = buffer->waitRecv(DataPlane::kTransferTimeout);
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
-        waiting_.erase(buffer.get());
+        waiting_.erase(key);
         throw;
       }
       std::lock_guard<std::mutex> lock(mutex_);
-      waiting_.erase(buffer.get());
-      if (!completed) { throw Error(ErrorKind::kRuntime) << "the data plane was stopped"; }
+      waiting_.erase(key);
+      if (!completed) {
+        if (!send && cancelled_.count(channel) && !aborted_) { throw TransferCancelled(); }
+        throw Error(ErrorKind::kRuntime) << "the data plane was stopped";
+      }
+    } catch (TransferCancelled&) {
+      error = std::current_exception();
     } catch (Error& cause) {
       Error wrapped(cause.kind());
       wrapped << cause.what();
@@ -72,7 +99,7 @@ void PointToPoint::Transfer(bool send, int64_t peer, int64_t channel, void* data
       error = std::make_exception_ptr(wrapped);
     } catch (std::exception& cause) {
       error = std::make_exception_ptr(
-          Error(ErrorKind::kRuntime) << (send ? "sending to" : "receiving from") << " machine "
+          Error(ErrorKind::kPeerLost) << (send ? "sending to" : "receiving from") << " machine "
                                      << peer << " on channel " << channel
                                      << " failed (did its process stop?): " << cause.what());
     }
@@ -80,12 +107,22 @@ void PointToPoint::Transfer(bool send, int64_t peer, int64_t channel, void* data
   });
 }
 
+void PointToPoint::CancelRecv(int64_t channel) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cancelled_.insert(channel);
+  auto it = waiting_.find({false, channel});
+  if (it != waiting_.end()) { it->second->abortWaitRecv(); }
+}
+
 void PointToPoint::Abort() {
   std::lock_guard<std::mutex> lock(mutex_);
   aborted_ = true;
-  for (gloo::transport::UnboundBuffer* buffer : waiting_) {
-    buffer->abortWaitSend();
-    buffer->abortWaitRecv();
+  for (auto& entry : waiting_) {
+    if (entry.first.first) {
+      entry.second->abortWaitSend();
+    } else {
+      entry.second->abortWaitRecv();
+    }
   }
 }
 

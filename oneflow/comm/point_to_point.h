@@ -4,6 +4,9 @@
 // one register desc in order; each channel end has its own SerialWorker, so a transfer waiting
 // for its peer never holds up another channel. Asynchronous: Send/Recv return at once and `done`
 // runs on the channel's worker when the bytes have left (arrived).
+//
+// Gloo slots are (generation, channel): a Plan's transfers never match another Plan's, even one
+// left posted by a cancelled receive.
 
 #include <cstdint>
 #include <exception>
@@ -26,12 +29,17 @@ class DataPlane;
 class PointToPoint {
  public:
   using Done = std::function<void(std::exception_ptr error)>;
-  explicit PointToPoint(DataPlane& plane);
+  // `generation` distinguishes the Plans started on one data plane.
+  PointToPoint(DataPlane& plane, int64_t generation);
   // Waits for the transfers in flight (after Abort(), they end at once).
   ~PointToPoint();
 
   void Send(int64_t peer, int64_t channel, const void* data, int64_t bytes, Done done);
   void Recv(int64_t peer, int64_t channel, void* data, int64_t bytes, Done done);
+  // Ends the receives of `channel`: the one waiting and any later ones fail with a cancellation
+  // (IsCancellation). For a receive that nothing will be sent to any more.
+  void CancelRecv(int64_t channel);
+  static bool IsCancellation(std::exception_ptr error);
   // Wakes every transfer waiting for its peer (they fail) and fails the ones not started.
   void Abort();
 
@@ -40,10 +48,13 @@ class PointToPoint {
   SerialWorker& WorkerOf(bool send, int64_t channel);
 
   DataPlane& plane_;
+  uint64_t slot_base_;
   std::mutex mutex_;
   bool aborted_ = false;
+  std::set<int64_t> cancelled_;  // channels whose receives are cancelled
   std::map<std::pair<bool, int64_t>, std::unique_ptr<SerialWorker>> workers_;
-  std::set<gloo::transport::UnboundBuffer*> waiting_;  // transfers being waited for
+  // Transfers being waited for, by (send, channel).
+  std::map<std::pair<bool, int64_t>, gloo::transport::UnboundBuffer*> waiting_;
 };
 
 }  // namespace oneflow

@@ -12,7 +12,7 @@
 
 namespace oneflow {
 
-enum class ErrorKind { kValue, kType, kNotImplemented, kRuntime, kInternal };
+enum class ErrorKind { kValue, kType, kNotImplemented, kRuntime, kInternal, kPeerLost };
 
 class Error : public std::exception {
  public:

@@ -57,7 +57,10 @@ class PlanBuilder {
       plan_->set_machine_num(std::max(plan_->machine_num(), node.machine_id() + 1));
       if (node.has_channel()) { *task->mutable_channel() = node.channel(); }
       tasks.push_back(task);
-      if (node.type() == kSinkTickNode) { continue; }  // the end: produces nothing
+      // The ends produce nothing: machine 0's sink tick, and a send (its register goes out).
+      if ((node.type() == kSinkTickNode && node.machine_id() == 0) || node.type() == kSendNode) {
+        continue;
+      }
       RegstDescProto* regst = task->add_produced_regst_desc();
       regst->set_regst_desc_id(next_regst_id_++);
       regst->set_producer_task_id(task->task_id());
@@ -124,8 +127,9 @@ class PlanBuilder {
         }
       }
       for (int64_t control : node.control_input()) { consume(control); }
-      // A task that reads nothing would never act, and the job would hang.
-      OF_CHECK(!producers.empty() || node.type() == kSourceTickNode)
+      // A task that reads nothing would never act, and the job would hang (the sources are
+      // source ticks and, on other machines, the receivers of machine 0's source tick).
+      OF_CHECK(!producers.empty() || node.type() == kSourceTickNode || node.type() == kRecvNode)
           << "task graph node '" << node.name() << "' of job '" << graph.job_name()
           << "' reads nothing";
       std::sort(producers.begin(), producers.end());

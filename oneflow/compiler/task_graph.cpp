@@ -38,19 +38,27 @@ class TaskGraphBuilder {
     graph_.set_collective_id_counter(next_collective_id);
   }
 
+  // Machine 0 drives every iteration: its source tick starts it, its sink tick ends it. Another
+  // machine of the job has a source tick started by machine 0's (over a transfer) and a sink tick
+  // that ends its part and tells machine 0's.
   TaskGraphProto Build() {
-    std::set<int64_t> machines{0};
+    std::set<int64_t> machines;
     for (const OperatorConf& op : job_.op()) {
-      for (const DeviceId& device : ParsePlacement(op.placement())) { machines.insert(device.machine); }
+      for (const DeviceId& device : ParsePlacement(op.placement())) {
+        machines.insert(device.machine);
+      }
     }
-    spans_machines_ = machines.size() > 1;
-    for (int64_t machine : machines) { SourceOf(machine); }
+    spans_machines_ = machines.size() > 1 || (machines.size() == 1 && *machines.begin() != 0);
+    SourceOf(0);
     for (const std::string& op_name : job_graph_.TopologicalOrder()) {
       AddOp(job_graph_.Op(op_name));
     }
+    AddSinks();
+    for (const auto& [machine, source] : std::map<int64_t, int64_t>(sources_)) {
+      if (machine != 0) { graph_.Node(source)->add_control_input(SourceOf(0)); }
+    }
     LowerCrossMachineEdges();
     ConnectSource();
-    AddSink();
     return graph_.proto();
   }
 
@@ -182,14 +190,20 @@ class TaskGraphBuilder {
   }
 
   // Nodes that read nothing (ops without inputs, a boxing part that is all zeros, the recv end of
-  // a transfer) act once per iteration when their machine's source tick does.
+  // a transfer) act once per iteration when their machine's source tick does; the recv of machine
+  // 0's source tick is what starts another machine's iteration.
   void ConnectSource() {
     for (int64_t id = 0; id < graph_.proto().node_size(); ++id) {
       TaskNode* node = graph_.Node(id);
-      if (node->type() != kSourceTickNode && node->input().empty() &&
-          node->control_input().empty()) {
-        node->add_control_input(SourceOf(node->machine_id()));
+      if (node->type() == kSourceTickNode || !node->input().empty() ||
+          !node->control_input().empty()) {
+        continue;
       }
+      if (node->type() == kRecvNode &&
+          graph_.Node(node->mirrored_node())->type() == kSourceTickNode) {
+        continue;
+      }
+      node->add_control_input(SourceOf(node->machine_id()));
     }
   }
 
@@ -213,7 +227,9 @@ class TaskGraphBuilder {
     }
   }
 
-  void AddSink() {
+  // Each machine's sink tick waits for the nodes of that machine nobody reads; another
+  // machine's sink tick then tells machine 0's.
+  void AddSinks() {
     std::set<int64_t> consumed;
     for (const TaskNode& node : graph_.proto().node()) {
       for (const auto& entry : node.input()) { consumed.insert(entry.second.node_id()); }
@@ -221,15 +237,22 @@ class TaskGraphBuilder {
     }
     const int64_t node_count = graph_.proto().node_size();
     std::map<int64_t, int64_t> sinks;  // machine -> its sink tick
-    for (const auto& source : sources_) {
-      const std::string name =
-          source.first == 0 ? "sink_tick" : "sink_tick@" + std::to_string(source.first);
-      sinks[source.first] = graph_.AddNode(kSinkTickNode, source.first, 0, name)->node_id();
-    }
+    auto sink_of = [&](int64_t machine) {
+      auto it = sinks.find(machine);
+      if (it != sinks.end()) { return it->second; }
+      const std::string name = machine == 0 ? "sink_tick" : "sink_tick@" + std::to_string(machine);
+      return sinks[machine] = graph_.AddNode(kSinkTickNode, machine, 0, name)->node_id();
+    };
+    sink_of(0);
     for (int64_t id = 0; id < node_count; ++id) {
-      if (!consumed.count(id)) {
-        graph_.Node(sinks.at(graph_.Node(id)->machine_id()))->add_control_input(id);
+      const TaskNode& node = *graph_.Node(id);
+      if (!consumed.count(id) && node.type() != kSourceTickNode) {
+        graph_.Node(sink_of(node.machine_id()))->add_control_input(id);
       }
+      if (node.machine_id() != 0) { SourceOf(node.machine_id()); }
+    }
+    for (const auto& [machine, sink] : sinks) {
+      if (machine != 0) { graph_.Node(sinks.at(0))->add_control_input(sink); }
     }
   }
 

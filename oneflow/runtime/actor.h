@@ -67,6 +67,10 @@ class Actor {
   int64_t actor_id() const { return actor_id_; }
   // Handles one message and acts as long as it can. Returns true once the actor has finished.
   bool ProcessMessage(const ActorMessage& message);
+  // Called once every actor of the runtime exists, before the threads start (messages sent then
+  // wait in their queues): an actor fed from outside the Plan (over the data plane) starts
+  // listening here.
+  virtual void OnRuntimeStarted() {}
   const std::map<int64_t, RegstStats>& stats() const { return stats_; }
   const std::vector<ActEvent>& act_events() const { return act_events_; }
 

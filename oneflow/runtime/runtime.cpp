@@ -31,13 +31,16 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   actor_context_.registers = &registers_;
   actor_context_.communicator = communicator_.get();
   if (options.data_plane != nullptr) {
-    point_to_point_ = std::make_unique<PointToPoint>(*options.data_plane);
+    point_to_point_ = std::make_unique<PointToPoint>(*options.data_plane, options.generation);
     cross_machine_communicator_ =
-        std::make_unique<GlooCommunicator>(*options.data_plane, plan_, options.comm_key);
+        std::make_unique<GlooCommunicator>(*options.data_plane, plan_,
+                                           "plan" + std::to_string(options.generation));
     actor_context_.point_to_point = point_to_point_.get();
     actor_context_.cross_machine_communicator = cross_machine_communicator_.get();
   }
   actor_context_.on_fatal_error = [this](std::exception_ptr error) { Abort(error); };
+  on_abort_ = options.on_abort;
+  explain_peer_lost_ = options.explain_peer_lost;
   actor_context_.collect_act_events = options.collect_act_events;
   actor_context_.start_time = std::chrono::steady_clock::now();
   actor_context_.on_iteration_finished = [this](int64_t job_id, JobInstance* instance) {
@@ -56,13 +59,17 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
         i, std::make_unique<CpuDeviceContext>(options.compute_threads),
         [this](std::exception_ptr error) { Abort(error); }));
   }
+  std::vector<Actor*> actors;
   for (const TaskProto& task : plan_.task()) {
     if (task.machine_id() != machine_id_) { continue; }
     Thread& thread = *threads_.at(task.thread_id());
     std::unique_ptr<Actor> actor = NewActor(task, actor_context_, thread.device());
     bus_.Register(task.task_id(), &thread);
+    actors.push_back(actor.get());
     thread.AddActor(std::move(actor));
   }
+  // Messages sent now wait in the threads' queues.
+  for (Actor* actor : actors) { actor->OnRuntimeStarted(); }
   for (auto& thread : threads_) { thread->Start(); }
 }
 
@@ -123,6 +130,20 @@ void Runtime::OnIterationFinished(int64_t job_id, JobInstance* instance) {
 }
 
 void Runtime::Abort(std::exception_ptr error) {
+  if (explain_peer_lost_) {
+    try {
+      std::rethrow_exception(error);
+    } catch (Error& cause) {
+      if (cause.kind() == ErrorKind::kPeerLost) {
+        const std::string reason = explain_peer_lost_();  // may wait a few seconds
+        if (!reason.empty()) {
+          error = std::make_exception_ptr(Error(ErrorKind::kRuntime)
+                                          << reason << " (seen here as: " << cause.what() << ")");
+        }
+      }
+    } catch (...) {
+    }
+  }
   std::map<JobInstance*, std::shared_ptr<JobInstance>> failed;
   {
     std::lock_guard<std::mutex> lock(launch_mutex_);
@@ -149,6 +170,17 @@ void Runtime::Abort(std::exception_ptr error) {
   }
   for (auto& thread : threads_) { thread->Abort(); }
   if (point_to_point_) { point_to_point_->Abort(); }
+  if (on_abort_) {
+    try {
+      try {
+        std::rethrow_exception(error);
+      } catch (std::exception& cause) {
+        on_abort_(cause.what());
+      }
+    } catch (...) {
+      // Telling others is best effort: they also learn of a lost peer from the control plane.
+    }
+  }
   if (cross_machine_communicator_) { cross_machine_communicator_->Abort(); }
   for (auto& entry : failed) {
     entry.second->AddError(abort_error_);
@@ -171,12 +203,13 @@ void Runtime::Stop() {
                                    << entry.second->job_name() << "' could start"));
     entry.second->FinishNow();
   }
-  for (const JobInfo& job : plan_.job()) {
-    auto source = job.machine_source_tick().find(machine_id_);
-    if (source == job.machine_source_tick().end()) { continue; }
+  // Every source of this machine: the source ticks of machine 0, and on other machines the
+  // receivers of machine 0's ticks (which nothing more will be sent to).
+  for (const TaskProto& task : plan_.task()) {
+    if (task.machine_id() != machine_id_ || task.consumed_regst_desc_id_size() > 0) { continue; }
     ActorMessage message;
     message.type = ActorMessageType::kStop;
-    message.dst_actor_id = source->second;
+    message.dst_actor_id = task.task_id();
     bus_.Send(std::move(message));
   }
   for (auto& thread : threads_) { thread->Join(); }

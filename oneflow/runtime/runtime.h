@@ -36,11 +36,16 @@ struct RuntimeOptions {
   int64_t compute_threads = 1;  // threads per CPU device for ParallelFor and BLAS
   bool collect_act_events = false;  // record the actor timeline (ActEvents())
   // Several processes: this process runs the tasks of machine `machine_id` only, and reaches the
-  // others through `data_plane` (which outlives the runtime). `comm_key` names this runtime's
-  // rendezvous (the same on every machine, unique per started Plan).
+  // others through `data_plane` (which outlives the runtime).
   int64_t machine_id = 0;
   DataPlane* data_plane = nullptr;
-  std::string comm_key;
+  int64_t generation = 0;  // of the Plan on this data plane: names its channels and rendezvous
+  // Called once when the runtime aborts, with the error's message (a worker tells machine 0).
+  std::function<void(const std::string& message)> on_abort;
+  // When a transfer with another machine breaks (ErrorKind::kPeerLost), the runtime asks this
+  // for the reason (waiting, bounded, for the control plane to name the lost machine); empty: no
+  // better reason than the transfer's own error.
+  std::function<std::string()> explain_peer_lost;
 };
 
 // Threads and actors are created for the tasks of this machine only.
@@ -81,6 +86,8 @@ class Runtime {
   std::unique_ptr<PointToPoint> point_to_point_;
   std::unique_ptr<GlooCommunicator> cross_machine_communicator_;
   std::map<std::string, int64_t> job_ids_;
+  std::function<void(const std::string& message)> on_abort_;
+  std::function<std::string()> explain_peer_lost_;
 
   mutable std::mutex launch_mutex_;
   int64_t running_job_ = -1;

@@ -6,10 +6,9 @@
 #include "oneflow/session/variable_store.h"
 
 #include <cstring>
+#include <thread>
 
 namespace oneflow {
-
-const char* const Cluster::kStopped = "\x01stopped";
 
 namespace {
 
@@ -90,12 +89,22 @@ ClusterReply Cluster::AwaitReply(int64_t machine, int64_t seq) {
   return reply;
 }
 
-std::string Cluster::AwaitDone(int64_t machine, int64_t generation, int64_t k) {
-  const std::string key =
-      "done/" + std::to_string(machine) + "/" + std::to_string(generation) + "/" + std::to_string(k);
+std::string Cluster::AwaitAbort(int64_t machine, int64_t generation) {
+  const std::string key = "abort/" + std::to_string(machine) + "/" + std::to_string(generation);
   std::string value = control_->Get(key, kForever);
   control_->Erase(key);
   return value;
+}
+
+std::string Cluster::AwaitPeerFailure() {
+  const auto deadline = std::chrono::steady_clock::now() + spec_.heartbeat_timeout +
+                        2 * spec_.heartbeat_interval;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::string failure = control_->failure();
+    if (!failure.empty()) { return failure; }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
 }
 
 void Cluster::Halt() {
@@ -137,10 +146,8 @@ void Cluster::Reply(int64_t seq, const ClusterReply& reply) {
   control_->Set(Key("reply", machine_id(), seq), reply.SerializeAsString());
 }
 
-void Cluster::ReportDone(int64_t generation, int64_t k, const std::string& error) {
-  control_->Set("done/" + std::to_string(machine_id()) + "/" + std::to_string(generation) + "/" +
-                    std::to_string(k),
-                error);
+void Cluster::ReportAbort(int64_t generation, const std::string& error) {
+  control_->Set("abort/" + std::to_string(machine_id()) + "/" + std::to_string(generation), error);
 }
 
 }  // namespace oneflow

@@ -6,7 +6,9 @@
 // and each worker, which runs over the key-value store (proto/cluster.proto):
 //   master -> worker  "cmd/<machine>/<seq>"     a ClusterCommand, read in order
 //   worker -> master  "reply/<machine>/<seq>"   its ClusterReply (start, stop, variables)
-//   worker -> master  "done/<machine>/<generation>/<k>"  the k-th launched iteration ended
+//   worker -> master  "abort/<machine>/<generation>"  its runtime stopped on this error (empty:
+//                                                     it stopped normally)
+// Iterations never go through here: they start and end over the data plane.
 // Every wait ends with an error when the cluster fails (a lost peer), never hangs.
 
 #include <chrono>
@@ -48,18 +50,20 @@ class Cluster {
   // Master side.
   int64_t SendCommand(int64_t machine, const ClusterCommand& command);
   ClusterReply AwaitReply(int64_t machine, int64_t seq);
-  // The error text the worker reported for its k-th iteration of Plan `generation` (empty: it
-  // succeeded); kStopped when the worker stopped that Plan.
-  std::string AwaitDone(int64_t machine, int64_t generation, int64_t k);
-  static const char* const kStopped;
+  // Waits until the worker's runtime of Plan `generation` stopped: the error it stopped on, or
+  // empty when it was stopped normally.
+  std::string AwaitAbort(int64_t machine, int64_t generation);
   int64_t NewGeneration() { return ++generation_; }
+  // After a transfer with another machine broke: waits (at most the heartbeat timeout and a
+  // little) for the control plane to name the machine that was lost; its message, or empty.
+  std::string AwaitPeerFailure();
   // Tells every worker to leave (they exit), then leaves. Idempotent; never throws.
   void Halt();
 
   // Worker side.
   ClusterCommand NextCommand(int64_t* seq);
   void Reply(int64_t seq, const ClusterReply& reply);
-  void ReportDone(int64_t generation, int64_t k, const std::string& error);
+  void ReportAbort(int64_t generation, const std::string& error);
 
   // How long a wait for a peer may last before the cluster is considered failed anyway.
   static constexpr std::chrono::milliseconds kForever{std::chrono::hours(24 * 365)};

@@ -154,7 +154,8 @@ void Session::Start() {
   if (cluster != nullptr) {
     generation_ = cluster->NewGeneration();
     runtime_options.data_plane = &cluster->data_plane();
-    runtime_options.comm_key = "plan" + std::to_string(generation_);
+    runtime_options.generation = generation_;
+    runtime_options.explain_peer_lost = [cluster] { return cluster->AwaitPeerFailure(); };
     // The workers build their runtimes while this one is built: they connect to each other.
     for (int64_t machine = 1; machine < machines; ++machine) {
       ClusterCommand command;
@@ -190,41 +191,25 @@ void Session::StartRemote() {
   }
   for (auto& entry : remotes_) {
     RemoteMachine* remote = entry.second.get();
-    remote->listener = std::thread([this, machine = entry.first, remote] { ListenForDone(machine, remote); });
+    remote->watcher = std::thread([this, machine = entry.first] { WatchForAbort(machine); });
   }
 }
 
-void Session::ListenForDone(int64_t machine, RemoteMachine* remote) {
-  for (int64_t k = 0;; ++k) {
-    std::string result;
-    try {
-      result = options_.cluster->AwaitDone(machine, generation_, k);
-    } catch (...) {
-      std::deque<std::shared_ptr<JobInstance>> failed;
-      {
-        std::lock_guard<std::mutex> lock(remote->mutex);
-        remote->failure = std::current_exception();
-        failed.swap(remote->pending);
-      }
-      for (auto& instance : failed) {
-        instance->AddError(remote->failure);
-        instance->FinishNow();
-      }
-      return;
-    }
-    if (result == Cluster::kStopped) { return; }
-    std::shared_ptr<JobInstance> instance;
-    {
-      std::lock_guard<std::mutex> lock(remote->mutex);
-      if (remote->pending.empty()) { continue; }  // cannot happen: reports follow launches
-      instance = std::move(remote->pending.front());
-      remote->pending.pop_front();
-    }
-    if (!result.empty()) {
-      instance->AddError(std::make_exception_ptr(Error(ErrorKind::kRuntime)
-                                                 << "on machine " << machine << ": " << result));
-    }
-    instance->Finish();
+// A worker whose runtime stops on an error says so once (Cluster::ReportAbort); machine 0's
+// runtime then stops too, so no call waits for that worker's part. The worker's stop releases
+// the watcher with an empty report.
+void Session::WatchForAbort(int64_t machine) {
+  std::string message;
+  try {
+    message = options_.cluster->AwaitAbort(machine, generation_);
+  } catch (std::exception&) {
+    return;  // the cluster failed: the failure handler stops the runtime, naming the lost machine
+  }
+  if (message.empty()) { return; }
+  std::lock_guard<std::mutex> lock(runtime_mutex_);
+  if (runtime_) {
+    runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime)
+                                            << "machine " << machine << " stopped: " << message));
   }
 }
 
@@ -241,41 +226,33 @@ void Session::PullVariables() {
   remote_variables_stale_ = false;
 }
 
-void Session::StopRemote() {
+// After machine 0's runtime has stopped (every transfer to the workers is done): the master's
+// copy of the variables is made whole, then the workers stop their runtimes. After a failure
+// the workers are told to abandon what they were doing.
+void Session::StopRemote(bool failed) {
   if (remotes_.empty()) { return; }
   Cluster* cluster = options_.cluster;
   std::exception_ptr error;
-  // After a failure (the runtime stopped on it, and every call saw it), the other machines are
-  // told to stop if they can be, and nothing more is said.
-  const bool failed = !cluster->control().failure().empty() || runtime_->aborted();
-  if (!failed) {
+  if (cluster->control().failure().empty()) {
     try {
-      PullVariables();  // the master's copy is whole again when no Plan runs
+      if (!failed) { PullVariables(); }
       ClusterCommand command;
       command.set_stop(true);
+      command.set_abandon(failed);
       std::map<int64_t, int64_t> seqs;
       for (auto& entry : remotes_) { seqs[entry.first] = cluster->SendCommand(entry.first, command); }
       for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
     } catch (...) {
       error = std::current_exception();
     }
-  } else {
-    ClusterCommand command;
-    command.set_stop(true);
-    for (auto& entry : remotes_) {
-      try {
-        cluster->SendCommand(entry.first, command);
-      } catch (...) {
-      }
-    }
   }
   for (auto& entry : remotes_) {
-    // A listener waits for its machine's "stopped" report or for the cluster's failure.
-    if (entry.second->listener.joinable()) { entry.second->listener.join(); }
+    // A watcher ends with its worker's stop, or with the cluster's failure.
+    if (entry.second->watcher.joinable()) { entry.second->watcher.join(); }
   }
   remotes_.clear();
   remote_variables_stale_ = false;
-  if (error) { std::rethrow_exception(error); }
+  if (error && !failed) { std::rethrow_exception(error); }
 }
 
 HostTensor Session::VariableValue(const std::string& name) {
@@ -299,13 +276,14 @@ void Session::SetVariableValues(const std::map<std::string, HostTensor>& values)
 
 void Session::Stop() {
   if (!runtime_) { return; }
+  const bool failed = runtime_->aborted();
+  runtime_->Stop();
   std::exception_ptr remote_error;
   try {
-    StopRemote();
+    StopRemote(failed || runtime_->aborted());
   } catch (...) {
     remote_error = std::current_exception();
   }
-  runtime_->Stop();
   if (!options_.act_event_file.empty()) {
     std::vector<ActEvent> events = runtime_->ActEvents();
     const double offset = act_events_.empty() ? 0.0 : act_events_.back().end_us;
@@ -358,28 +336,8 @@ std::shared_ptr<JobInstance> Session::Launch(const std::string& job_name,
     }
   }
   auto instance = std::make_shared<JobInstance>(job_name, std::move(inputs));
-  if (!remotes_.empty()) {
-    // The iteration runs on every machine of the job; each reports its end.
-    for (const auto& entry : info.machine_source_tick()) {
-      if (entry.first == 0) { continue; }
-      RemoteMachine& remote = *remotes_.at(entry.first);
-      std::lock_guard<std::mutex> lock(remote.mutex);
-      if (remote.failure) { std::rethrow_exception(remote.failure); }
-    }
-    for (const auto& entry : info.machine_source_tick()) {
-      if (entry.first == 0) { continue; }
-      instance->ExpectParts(1);
-      RemoteMachine& remote = *remotes_.at(entry.first);
-      {
-        std::lock_guard<std::mutex> lock(remote.mutex);
-        remote.pending.push_back(instance);
-      }
-      ClusterCommand command;
-      command.set_launch(job_name);
-      options_.cluster->SendCommand(entry.first, command);
-    }
-    remote_variables_stale_ = true;
-  }
+  // Other machines start the iteration when machine 0's source tick reaches them.
+  if (!remotes_.empty()) { remote_variables_stale_ = true; }
   runtime_->Launch(job_name, instance);
   return instance;
 }

@@ -91,15 +91,12 @@ class Session {
 
   // Cluster (master) side of the running Plan.
   struct RemoteMachine {
-    std::mutex mutex;
-    std::deque<std::shared_ptr<JobInstance>> pending;  // launched there, not reported done
-    std::exception_ptr failure;  // the listener stopped on it: later launches fail with it
-    std::thread listener;  // reads the machine's "done" reports in order
     int64_t start_seq = 0;  // the start command's
+    std::thread watcher;    // waits for the machine's abort report (WatchForAbort)
   };
   void StartRemote();
-  void StopRemote();
-  void ListenForDone(int64_t machine, RemoteMachine* remote);
+  void StopRemote(bool failed);
+  void WatchForAbort(int64_t machine);
   void PullVariables();
   int64_t generation_ = 0;
   std::mutex runtime_mutex_;  // runtime_ against the cluster's failure handler

@@ -3,9 +3,7 @@
 #include <memory>
 #include <mutex>
 
-#include "oneflow/comm/serial_worker.h"
 #include "oneflow/common/error.h"
-#include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/runtime.h"
 #include "oneflow/session/cluster.h"
 #include "oneflow/session/variable_store.h"
@@ -40,8 +38,9 @@ class Worker {
       const ClusterCommand command = cluster_.NextCommand(&seq);
       switch (command.command_case()) {
         case ClusterCommand::kStart: Answer(seq, [&](ClusterReply*) { Start(command.start()); }); break;
-        case ClusterCommand::kLaunch: Launch(command.launch()); break;
-        case ClusterCommand::kStop: Answer(seq, [&](ClusterReply*) { StopPlan(); }); break;
+        case ClusterCommand::kStop:
+          Answer(seq, [&](ClusterReply*) { StopPlan(command.abandon()); });
+          break;
         case ClusterCommand::kPullVariables:
           Answer(seq, [&](ClusterReply* reply) {
             *reply->mutable_variables() =
@@ -74,7 +73,6 @@ class Worker {
     StopPlan();
     plan_ = start.plan();
     generation_ = start.generation();
-    launches_ = 0;
     // The master sends the current value of every part this machine holds (its session may be a
     // new one, with other variables of the same names).
     variables_ = VariableStore();
@@ -89,54 +87,33 @@ class Worker {
     options.compute_threads = std::max<int64_t>(1, start.compute_threads());
     options.machine_id = cluster_.machine_id();
     options.data_plane = &cluster_.data_plane();
-    options.comm_key = "plan" + std::to_string(generation_);
-    reporter_ = std::make_unique<SerialWorker>();
+    options.generation = generation_;
+    Cluster* cluster = &cluster_;
+    options.explain_peer_lost = [cluster] { return cluster->AwaitPeerFailure(); };
+    // Machine 0 learns at once that this machine's part of every call is lost.
+    const int64_t generation = generation_;
+    options.on_abort = [cluster, generation](const std::string& message) {
+      cluster->ReportAbort(generation, message.empty() ? "unknown error" : message);
+    };
     auto runtime = std::make_unique<Runtime>(plan_, variables_, watch_handler_, options);
     std::lock_guard<std::mutex> lock(runtime_mutex_);
     runtime_ = std::move(runtime);
   }
 
-  void Launch(const std::string& job_name) {
-    const int64_t k = launches_++;
-    auto instance = std::make_shared<JobInstance>(job_name, std::map<std::string, HostTensor>());
-    const int64_t generation = generation_;
-    SerialWorker* reporter = reporter_.get();
-    Cluster* cluster = &cluster_;
-    // Reported off the runtime's thread: a control-plane call takes a while.
-    instance->OnFinish([instance = instance.get(), reporter, cluster, generation, k] {
-      std::string error = instance->ErrorMessage();
-      reporter->Post([cluster, generation, k, error] {
-        try {
-          cluster->ReportDone(generation, k, error);
-        } catch (...) {
-          // The cluster failed: the master learns it from the control plane.
-        }
-      });
-    });
-    if (!runtime_) {
-      instance->AddError(std::make_exception_ptr(
-          Error(ErrorKind::kRuntime) << "machine " << cluster_.machine_id()
-                                     << " has no Plan running"));
-      instance->FinishNow();
-      return;
-    }
-    try {
-      runtime_->Launch(job_name, instance);
-    } catch (...) {
-      instance->AddError(std::current_exception());
-      instance->FinishNow();
-    }
-  }
-
-  void StopPlan() {
+  // `abandon`: machine 0 failed, so transfers in flight will never complete.
+  void StopPlan(bool abandon = false) {
     if (!runtime_) { return; }
+    if (abandon) {
+      runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime)
+                                              << "machine 0 abandoned the running Plan"));
+    }
     runtime_->Stop();
+    const bool aborted = runtime_->aborted();
     {
       std::lock_guard<std::mutex> lock(runtime_mutex_);
       runtime_.reset();
     }
-    reporter_.reset();  // its reports are all sent
-    cluster_.ReportDone(generation_, launches_, Cluster::kStopped);
+    if (!aborted) { cluster_.ReportAbort(generation_, ""); }  // releases machine 0's watcher
   }
 
   Cluster& cluster_;
@@ -144,8 +121,6 @@ class Worker {
   WatchHandler watch_handler_ = [](int64_t, const HostTensor&) {};
   Plan plan_;
   int64_t generation_ = 0;
-  int64_t launches_ = 0;
-  std::unique_ptr<SerialWorker> reporter_;
   std::mutex runtime_mutex_;  // runtime_ against the failure handler's thread
   std::unique_ptr<Runtime> runtime_;
 };

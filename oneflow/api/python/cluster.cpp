@@ -1,14 +1,51 @@
 // Bindings of the cluster (oneflow/session/cluster.h): Python's `oneflow.env` creates one per
 // process when the script runs on several machines; the master's session runs on it, a worker
 // serves it until the master halts.
+#include <gloo/allreduce.h>
+#include <gloo/context.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <vector>
+
+#include "oneflow/comm/data_plane.h"
 #include "oneflow/session/cluster.h"
 #include "oneflow/session/worker.h"
 
 namespace py = pybind11;
 
 namespace oneflow {
+
+namespace {
+
+// Gloo on its own, for benchmarks/distributed_benchmark.py: every rank all-reduces `elements`
+// floats over the cluster's world context; the best seconds of `iterations` (after one warmup).
+double GlooAllreduceSeconds(Cluster& cluster, int64_t elements, int64_t iterations) {
+  std::vector<float> input(static_cast<size_t>(elements), 1.0f);
+  std::vector<float> output(static_cast<size_t>(elements));
+  double best = std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i <= iterations; ++i) {
+    gloo::AllreduceOptions options(cluster.data_plane().world());
+    options.setInput(input.data(), input.size());
+    options.setOutput(output.data(), output.size());
+    options.setReduceFunction([](void* out, const void* a, const void* b, size_t n) {
+      for (size_t k = 0; k < n; ++k) {
+        static_cast<float*>(out)[k] = static_cast<const float*>(a)[k] + static_cast<const float*>(b)[k];
+      }
+    });
+    options.setTag(7);
+    const auto start = std::chrono::steady_clock::now();
+    gloo::allreduce(options);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i > 0) { best = std::min(best, seconds); }
+  }
+  return best;
+}
+
+}  // namespace
 
 void BindCluster(py::module_& module) {
   py::class_<Cluster>(module, "Cluster")
@@ -42,6 +79,10 @@ void BindCluster(py::module_& module) {
            "Serves the master's commands until it halts the cluster (workers only).")
       .def("halt", &Cluster::Halt, py::call_guard<py::gil_scoped_release>(),
            "Master: tells every worker to exit; then leaves the cluster. Idempotent.");
+  module.def("gloo_allreduce_seconds", &GlooAllreduceSeconds,
+             py::call_guard<py::gil_scoped_release>(),
+             "Benchmarks only: Gloo's own all-reduce of `elements` floats on every rank of the "
+             "cluster; the best seconds of `iterations`.");
 }
 
 }  // namespace oneflow

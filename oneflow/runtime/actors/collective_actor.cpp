@@ -53,8 +53,14 @@ class CollectiveActor final : public Actor {
     call.output = outputs.at(0)->blob(0).mut_raw();
     std::shared_ptr<JobInstance> instance = input->job_instance();
     const int64_t ticket = stream_.BeginWork();
-    communicator_->Submit(call, [this, ticket, instance](std::exception_ptr error) {
-      if (error && instance) { instance->AddError(error); }
+    const bool across_machines = communicator_ == context().cross_machine_communicator;
+    communicator_->Submit(call, [this, ticket, instance, across_machines](std::exception_ptr error) {
+      if (error && across_machines) {
+        // A broken collective between machines breaks every later one: stop the runtime.
+        context().on_fatal_error(error);
+      } else if (error && instance) {
+        instance->AddError(error);
+      }
       stream_.EndWork(ticket);
     });
   }

@@ -1,6 +1,8 @@
 // The two ends of every job's iterations. The source tick acts once per launched job instance
 // (and its register count bounds how many iterations of the job are in flight); the sink tick
 // acts once every leaf of an iteration is done and finishes that instance.
+// On the other machines of a job both only pass the tick on: their source tick reads machine 0's
+// (received over the data plane), their sink tick's register goes to machine 0's sink.
 #include <deque>
 
 #include "oneflow/common/error.h"
@@ -22,7 +24,7 @@ class SourceTickActor final : public Actor {
       stopping_ = true;
     }
   }
-  bool CanAct() const override { return !pending_.empty(); }
+  bool CanAct() const override { return !consumed_ids().empty() || !pending_.empty(); }
   bool SourceExhausted() const override { return stopping_ && pending_.empty(); }
   void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) override {
     *piece_id = next_piece_id_++;
@@ -41,8 +43,9 @@ class SinkTickActor final : public Actor {
   using Actor::Actor;
 
  private:
-  void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>&) override {
+  void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>& outputs) override {
     OF_CHECK(!inputs.empty()) << "sink tick without inputs";
+    if (!outputs.empty()) { return; }  // another machine's: machine 0's sink finishes
     const std::shared_ptr<JobInstance>& instance = inputs.front()->job_instance();
     if (instance) { instance->Finish(); }
     context().on_iteration_finished(task().job_id(), instance.get());

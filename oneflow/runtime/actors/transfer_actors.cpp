@@ -1,10 +1,21 @@
-// The two ends of a transfer between machines (a channel of the Plan). The send actor reads the
-// producer's register and sends its bytes; the producer gets the register back once they have
-// left. The recv actor acts once per piece (on its machine's source tick), receives into a free
-// register of its own, and hands it to the consumers on its machine as an ordinary register.
-// A channel that only carries a control edge sends the piece id, and the receiver checks it.
+// The two ends of a transfer between machines (a channel of the Plan).
+//
+// The send actor reads the producer's register and sends its bytes; the producer gets the
+// register back once they have left. A channel that only carries a control edge (a tick) sends a
+// TickPayload instead: the piece id, and the error of that piece on the sending machine, so that
+// a kernel error on another machine fails the call on machine 0.
+//
+// The recv actor comes in two kinds:
+//   - one that reads a tick of its own machine (its control input): it acts once per piece,
+//     receiving into a free register of its own (data) or into a TickPayload (whose piece id it
+//     checks and whose error it records); its consumers see an ordinary register;
+//   - one that reads nothing: it receives machine 0's source tick, so it starts each iteration of
+//     the job on this machine. It listens before it acts (a launch arrives like a
+//     Runtime::Launch) and its receive is cancelled when the runtime stops.
 // Transfers complete on the data plane's workers: a CompletionOrderStream keeps pieces in order.
 // A failed transfer means a peer is gone: it stops the runtime (every call in flight fails).
+#include <cstring>
+#include <deque>
 #include <memory>
 
 #include "oneflow/comm/point_to_point.h"
@@ -12,9 +23,23 @@
 #include "oneflow/runtime/actor.h"
 #include "oneflow/runtime/completion_order_stream.h"
 #include "oneflow/runtime/job_instance.h"
+#include "oneflow/runtime/thread.h"
 
 namespace oneflow {
 namespace {
+
+struct TickPayload {
+  static constexpr int64_t kErrorBytes = 4080;
+  int64_t piece_id = -1;
+  int64_t error_size = 0;
+  char error[kErrorBytes];
+
+  void SetError(const std::string& message) {
+    error_size = std::min<int64_t>(static_cast<int64_t>(message.size()), kErrorBytes);
+    std::memcpy(error, message.data(), static_cast<size_t>(error_size));
+  }
+  std::string Error() const { return std::string(error, static_cast<size_t>(error_size)); }
+};
 
 // The bytes of a register's blobs: from the first blob to the end of the last.
 std::pair<char*, int64_t> Payload(Regst* regst, const RegstDescProto& desc) {
@@ -35,7 +60,7 @@ class TransferActor : public Actor {
   Stream& stream() override { return stream_; }
 
  protected:
-  // Runs `transfer` and releases the act's registers when it is done.
+  // Runs `transfer` and releases the act's registers when it is done (after `on_success`).
   template <typename Transfer>
   void Start(Transfer transfer, std::function<void()> on_success = {}) {
     const int64_t ticket = stream_.BeginWork();
@@ -51,6 +76,7 @@ class TransferActor : public Actor {
     });
   }
   const CommChannelProto& channel() const { return task().channel(); }
+  PointToPoint& p2p() const { return *context().point_to_point; }
 
  private:
   CompletionOrderStream stream_;
@@ -70,17 +96,19 @@ class SendActor final : public TransferActor {
     Regst* input = inputs.at(0);
     const int64_t peer = channel().peer_machine();
     const int64_t id = channel().channel_id();
-    PointToPoint* p2p = context().point_to_point;
+    PointToPoint* p2p = &this->p2p();
     if (channel().carries_data()) {
       auto [data, bytes] = Payload(input, *desc_);
       Start([=](PointToPoint::Done done) { p2p->Send(peer, id, data, bytes, std::move(done)); });
-    } else {
-      auto piece = std::make_shared<int64_t>(input->piece_id());
-      Start([=](PointToPoint::Done done) {
-        p2p->Send(peer, id, piece.get(), sizeof(int64_t),
-                  [piece, done = std::move(done)](std::exception_ptr error) { done(error); });
-      });
+      return;
     }
+    auto tick = std::make_shared<TickPayload>();
+    tick->piece_id = input->piece_id();
+    if (input->job_instance()) { tick->SetError(input->job_instance()->ErrorMessage()); }
+    Start([=](PointToPoint::Done done) {
+      p2p->Send(peer, id, tick.get(), sizeof(TickPayload),
+                [tick, done = std::move(done)](std::exception_ptr error) { done(error); });
+    });
   }
 
   const RegstDescProto* desc_ = nullptr;
@@ -95,25 +123,102 @@ class RecvActor final : public TransferActor {
     Regst* output = outputs.at(0);
     const int64_t peer = channel().peer_machine();
     const int64_t id = channel().channel_id();
-    PointToPoint* p2p = context().point_to_point;
+    PointToPoint* p2p = &this->p2p();
     if (channel().carries_data()) {
       auto [data, bytes] = Payload(output, task().produced_regst_desc(0));
       Start([=](PointToPoint::Done done) { p2p->Recv(peer, id, data, bytes, std::move(done)); });
-    } else {
-      auto piece = std::make_shared<int64_t>(-1);
-      const int64_t expected = inputs.at(0)->piece_id();
-      Start(
-          [=](PointToPoint::Done done) {
-            p2p->Recv(peer, id, piece.get(), sizeof(int64_t),
-                      [piece, done = std::move(done)](std::exception_ptr error) { done(error); });
-          },
-          [=] {
-            OF_CHECK(*piece == expected) << "channel " << id << " from machine " << peer
-                                         << " delivered piece " << *piece << ", expected "
-                                         << expected;
-          });
+      return;
+    }
+    auto tick = std::make_shared<TickPayload>();
+    const int64_t expected = inputs.at(0)->piece_id();
+    std::shared_ptr<JobInstance> instance = inputs.at(0)->job_instance();
+    Start(
+        [=](PointToPoint::Done done) {
+          p2p->Recv(peer, id, tick.get(), sizeof(TickPayload),
+                    [tick, done = std::move(done)](std::exception_ptr error) { done(error); });
+        },
+        [=] {
+          OF_CHECK(tick->piece_id == expected) << "channel " << id << " from machine " << peer
+                                               << " delivered piece " << tick->piece_id
+                                               << ", expected " << expected;
+          if (tick->error_size > 0 && instance) {
+            instance->AddError(std::make_exception_ptr(
+                oneflow::Error(ErrorKind::kRuntime) << "on machine " << peer << ": "
+                                                    << tick->Error()));
+          }
+        });
+  }
+};
+
+// Receives machine 0's source tick: each one that arrives starts an iteration here, as a launch
+// starts one on machine 0. The iteration's job instance is this machine's own (it gathers the
+// errors of the piece here; the sink tick sends them to machine 0).
+class RemoteLaunchActor final : public Actor {
+ public:
+  RemoteLaunchActor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
+      : Actor(task, context, device) {
+    OF_CHECK(context.point_to_point != nullptr)
+        << "task " << task.task_id() << " receives from machine " << task.channel().peer_machine()
+        << ", but this runtime has no data plane";
+  }
+
+  void OnRuntimeStarted() override { Listen(0); }
+
+ private:
+  void Listen(int64_t piece_id) {
+    auto tick = std::make_shared<TickPayload>();
+    const ActorContext* context = &this->context();
+    const int64_t self = actor_id();
+    const int64_t peer = task().channel().peer_machine();
+    const int64_t channel = task().channel().channel_id();
+    const int64_t job_id = task().job_id();
+    context->point_to_point->Recv(
+        peer, channel, tick.get(), sizeof(TickPayload),
+        [this, tick, context, self, piece_id, peer, channel, job_id](std::exception_ptr error) {
+          if (PointToPoint::IsCancellation(error)) { return; }  // the runtime stops
+          if (!error && tick->piece_id != piece_id) {
+            error = std::make_exception_ptr(oneflow::Error(ErrorKind::kInternal)
+                                            << "channel " << channel << " from machine " << peer
+                                            << " delivered piece " << tick->piece_id
+                                            << ", expected " << piece_id);
+          }
+          if (error) {
+            context->on_fatal_error(error);
+            return;
+          }
+          Listen(piece_id + 1);
+          ActorMessage launch;
+          launch.type = ActorMessageType::kLaunch;
+          launch.dst_actor_id = self;
+          launch.job_instance = std::make_shared<JobInstance>(
+              "job " + std::to_string(job_id) + " on machine " +
+                  std::to_string(task().machine_id()),
+              std::map<std::string, HostTensor>());
+          context->bus->Send(std::move(launch));
+        });
+  }
+
+  void HandleCommand(const ActorMessage& message) override {
+    if (message.type == ActorMessageType::kLaunch) {
+      pending_.push_back(message.job_instance);
+    } else if (message.type == ActorMessageType::kStop) {
+      // Machine 0 has stopped: nothing more will come.
+      stopping_ = true;
+      context().point_to_point->CancelRecv(task().channel().channel_id());
     }
   }
+  bool CanAct() const override { return !pending_.empty(); }
+  bool SourceExhausted() const override { return stopping_ && pending_.empty(); }
+  void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) override {
+    *piece_id = next_piece_id_++;
+    *instance = pending_.front();
+    pending_.pop_front();
+  }
+  void Act(const std::vector<Regst*>&, const std::vector<Regst*>&) override {}
+
+  std::deque<std::shared_ptr<JobInstance>> pending_;
+  int64_t next_piece_id_ = 0;
+  bool stopping_ = false;
 };
 
 }  // namespace
@@ -125,6 +230,9 @@ std::unique_ptr<Actor> NewSendActor(const TaskProto& task, const ActorContext& c
 
 std::unique_ptr<Actor> NewRecvActor(const TaskProto& task, const ActorContext& context,
                                     DeviceContext& device) {
+  if (task.consumed_regst_desc_id_size() == 0) {
+    return std::make_unique<RemoteLaunchActor>(task, context, device);
+  }
   return std::make_unique<RecvActor>(task, context, device);
 }
 
