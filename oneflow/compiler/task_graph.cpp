@@ -227,13 +227,17 @@ class TaskGraphBuilder {
     }
   }
 
-  // Each machine's sink tick waits for the nodes of that machine nobody reads; another
-  // machine's sink tick then tells machine 0's.
+  // Each machine's sink tick waits for the nodes of that machine nobody there reads (nobody at
+  // all, or only another machine): another machine's sink tick then tells machine 0's, with the
+  // errors of that machine's part of the iteration.
   void AddSinks() {
-    std::set<int64_t> consumed;
+    std::set<int64_t> consumed;  // by a node of the same machine
     for (const TaskNode& node : graph_.proto().node()) {
-      for (const auto& entry : node.input()) { consumed.insert(entry.second.node_id()); }
-      for (int64_t control : node.control_input()) { consumed.insert(control); }
+      auto consume = [&](int64_t producer) {
+        if (graph_.Node(producer)->machine_id() == node.machine_id()) { consumed.insert(producer); }
+      };
+      for (const auto& entry : node.input()) { consume(entry.second.node_id()); }
+      for (int64_t control : node.control_input()) { consume(control); }
     }
     const int64_t node_count = graph_.proto().node_size();
     std::map<int64_t, int64_t> sinks;  // machine -> its sink tick

@@ -47,12 +47,13 @@ void JobInstance::ExpectParts(int64_t parts) {
   pending_parts_ += parts;
 }
 
+std::exception_ptr JobInstance::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
 std::string JobInstance::ErrorMessage() const {
-  std::exception_ptr error;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    error = error_;
-  }
+  std::exception_ptr error = this->error();
   if (!error) { return ""; }
   try {
     std::rethrow_exception(error);

@@ -44,7 +44,8 @@ class JobInstance {
   bool Finish();
   // Finishes at once, whatever parts are outstanding (the runtime gives up on the iteration).
   bool FinishNow();
-  // The message of the iteration's error; empty if none.
+  // The iteration's first error (null if none), and its message (empty if none).
+  std::exception_ptr error() const;
   std::string ErrorMessage() const;
   // Runs `callback` on the finishing thread after Finish (at once if already finished).
   void OnFinish(std::function<void()> callback);

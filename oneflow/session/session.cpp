@@ -261,10 +261,12 @@ HostTensor Session::VariableValue(const std::string& name) {
 }
 
 void Session::SetVariableValues(const std::map<std::string, HostTensor>& values) {
+  // First the other machines' current parts: pushing back below must not undo their updates of
+  // the variables not set here.
+  PullVariables();
   variables_.SetValues(values);
   if (remotes_.empty()) { return; }
   Cluster* cluster = options_.cluster;
-  PullVariables();  // parts of other variables there must not be overwritten by stale ones
   std::map<int64_t, int64_t> seqs;
   for (auto& entry : remotes_) {
     ClusterCommand command;

@@ -44,32 +44,33 @@ def _identity():
     """(rank, world_size, master_addr, master_port, data_address, processes_per_host)."""
     from oneflow.distributed import process_identity
 
-    found = process_identity.discover()
     machines = _state["machines"]
     if machines is None or len(machines) <= 1:
+        found = process_identity.discover()
         master_port = _state["ctrl_port"] or found.master_port
         local = int(os.environ.get("LOCAL_WORLD_SIZE") or 1) if found.world_size > 1 else 1
         return (found.rank, found.world_size, found.master_addr, master_port,
                 _data_address(found.master_addr, found.rank), max(1, local))
-    if found.world_size not in (1, len(machines)):
-        raise ValueError(
-            "flow.env.machine lists %d machines, but %s says the job has %d processes"
-            % (len(machines), found.source, found.world_size))
-    if found.world_size == 1 and "RANK" not in os.environ:
+    # flow.env.machine([...]): machine i is entry i; the process's rank comes from RANK (or an
+    # MPI/Slurm rank); machine 0's address is the master's.
+    addresses = [m["addr"] if isinstance(m, dict) else str(m) for m in machines]
+    environ = dict(os.environ)
+    environ.setdefault("WORLD_SIZE", str(len(machines)))
+    environ.setdefault("MASTER_ADDR", addresses[0])
+    found = process_identity.discover(environ)
+    if found.source == process_identity.SOURCE_SINGLE_PROCESS:
         raise ValueError(
             "flow.env.machine lists %d machines: set RANK (0-%d) in each machine's environment "
             "so each process knows which one it is, or start the script with "
             "python -m oneflow.distributed.launch" % (len(machines), len(machines) - 1))
-    rank = found.rank if found.world_size > 1 else int(os.environ["RANK"])
-    if not 0 <= rank < len(machines):
-        raise ValueError("RANK=%d is not a machine of flow.env.machine's %d" % (rank, len(machines)))
-    addresses = [m["addr"] if isinstance(m, dict) else str(m) for m in machines]
+    if found.world_size != len(machines):
+        raise ValueError(
+            "flow.env.machine lists %d machines, but %s says the job has %d processes"
+            % (len(machines), found.source, found.world_size))
     master_port = _state["ctrl_port"] or found.master_port
-    hosts = {}
-    for address in addresses:
-        hosts[address] = hosts.get(address, 0) + 1
-    return (rank, len(machines), addresses[0], master_port, addresses[rank],
-            hosts[addresses[rank]])
+    same_host = addresses.count(addresses[found.rank])
+    return (found.rank, len(machines), addresses[0], master_port, addresses[found.rank],
+            same_host)
 
 
 def _data_address(master_addr, rank):

@@ -170,6 +170,81 @@ def test_pipeline_stages_on_two_machines_give_the_single_process_numbers(tmp_pat
     assert len(set(single["losses"])) == len(single["losses"])  # it did train
 
 
+ERROR_ON_WORKER = """
+    import json
+    import numpy as np
+    import oneflow as flow
+    import oneflow.typing as tp
+
+    @flow.global_function()
+    def loss_of(logits: tp.Numpy.Placeholder((4, 3)),
+                labels: tp.Numpy.Placeholder((4,), dtype=flow.int32)) -> tp.Numpy:
+        with flow.scope.placement("cpu", "1:0"):
+            return flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+
+    logits = np.zeros((4, 3), np.float32)
+    good = loss_of(logits, np.array([0, 1, 2, 0], np.int32))
+    try:
+        loss_of(logits, np.array([0, 1, 7, 0], np.int32))
+        outcome = "no error"
+    except Exception as error:
+        outcome = "%s: %s" % (type(error).__name__, error)
+    again = loss_of(logits, np.array([2, 2, 2, 2], np.int32))
+    print("RESULT " + json.dumps({"good": good.tolist(), "outcome": outcome,
+                                  "again": again.tolist()}), flush=True)
+"""
+
+
+def test_a_kernel_error_on_another_machine_fails_the_call_on_machine_0(tmp_path):
+    (result,) = results(launch(tmp_path, ERROR_ON_WORKER, 2))
+    np.testing.assert_allclose(result["good"], np.full(4, np.log(3.0)), rtol=1e-6)
+    # The same exception type as on one machine, saying where it happened and why.
+    assert result["outcome"].startswith("ValueError: on machine 1:"), result["outcome"]
+    assert "7" in result["outcome"], result["outcome"]
+    # Only that call failed: the next one runs.
+    np.testing.assert_allclose(result["again"], np.full(4, np.log(3.0)), rtol=1e-6)
+
+
+RESTORE_SCRIPT = """
+    import json
+    import numpy as np
+    import oneflow as flow
+    import test_parallel_training as models
+
+    # train() clears the session at its end; keep it alive by training here instead.
+    model, batch_axis, names, _ = models.MODES["model_parallel"]
+    flow.config.cpu_device_num(1)
+    x, y, _ = models.make_data()
+    optimizer = flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                                   momentum=0.9)
+    import oneflow.typing as tp
+
+    @flow.global_function(type="train")
+    def step(x: tp.Numpy.Placeholder((models.BATCH, models.FEATURES), batch_axis=None),
+             y: tp.Numpy.Placeholder((models.BATCH, models.OUTPUTS), batch_axis=None)
+             ) -> tp.Numpy:
+        loss = flow.math.reduce_mean(flow.math.square(model(x) - y))
+        optimizer.minimize(loss)
+        return loss
+
+    for _ in range(2):
+        step(x, y)
+    snapshot = {name: value.numpy() for name, value in flow.get_all_variables().items()}
+    first = [float(step(x, y)) for _ in range(3)]
+    flow.load_variables(snapshot)  # the parts on machine 1 too, momentum and step included
+    second = [float(step(x, y)) for _ in range(3)]
+    print("RESULT " + json.dumps({"first": first, "second": second,
+                                  "names": sorted(snapshot)}), flush=True)
+"""
+
+
+def test_variables_read_and_written_on_machine_0_reach_the_other_machines(tmp_path):
+    (result,) = results(launch(tmp_path, RESTORE_SCRIPT, 2))
+    assert "w1" in result["names"] and "w1-momentum" in result["names"], result["names"]
+    assert result["first"][0] != result["first"][2]
+    np.testing.assert_allclose(result["second"], result["first"], rtol=1e-6)
+
+
 LONG_TRAINING = """
     import os, signal, sys, threading, time
     import numpy as np
@@ -288,6 +363,32 @@ def test_a_machine_that_never_starts_is_named_by_the_rendezvous(tmp_path):
     assert time.time() - started < 30
     assert re.search(r"rendezvous at 127\.0\.0\.1:\d+ timed out after 2 s: machines 1, 2 of 3 "
                      r"never registered", completed.stderr), completed.stderr[-2000:]
+
+
+def test_machines_listed_with_flow_env_machine(tmp_path):
+    """OneFlow 0.3's way: flow.env.machine + flow.env.ctrl_port, and RANK in each environment."""
+    port = free_port()
+    body = textwrap.dedent(TRAIN_SCRIPT.format(mode="data_parallel", devices=1)).replace(
+        "import json", "import json\nimport oneflow as flow\nflow.env.machine([{'addr': "
+        "'127.0.0.1'}, {'addr': '127.0.0.1'}])\nflow.env.ctrl_port(%d)" % port, 1)
+    script = tmp_path / "script.py"
+    script.write_text("import sys\nsys.path.insert(0, %r)\n" % HERE + body)
+    processes = []
+    for rank in (0, 1):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK")}
+        env.update(RANK=str(rank), PYTHONPATH=PACKAGE_DIR + os.pathsep + env.get("PYTHONPATH", ""))
+        processes.append(subprocess.Popen([sys.executable, str(script)], env=env, text=True,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0], outputs[0][1][-2000:]
+    import test_parallel_training as models
+
+    model, batch_axis, names, _ = models.MODES["data_parallel"]
+    reference_losses = models.train(1, model, batch_axis, names)[0]
+    (line,) = [line for line in outputs[0][0].splitlines() if line.startswith("RESULT ")]
+    np.testing.assert_allclose(json.loads(line[7:])["losses"], np.array(reference_losses),
+                               rtol=models.LOSS_RTOL)
 
 
 def test_one_process_cannot_run_a_placement_on_another_machine(tmp_path):

@@ -165,8 +165,17 @@ class Resharder {
         int64_t chosen = 0;
         for (int64_t s = 0; s < Count(src_); ++s) {
           if (SameDevice(src_.devices[s], dst_.devices[d])) { chosen = s; }
+          if (src_.devices[s].machine == dst_.devices[d].machine &&
+              src_.devices[chosen].machine != dst_.devices[d].machine) {
+            chosen = s;
+          }
         }
         assembly.sources.push_back(chosen);
+        if (src_.devices[chosen].machine != dst_.devices[d].machine) {
+          // Cut the part where the whole value is, so only the part crosses machines.
+          nodes.push_back(SliceBoxing(d, assembly, &src_.devices[chosen]));
+          continue;
+        }
       } else {
         for (int64_t s = 0; s < Count(src_); ++s) {
           if (!Intersect(SrcSlice(s), wanted).empty()) { assembly.sources.push_back(s); }
@@ -177,8 +186,9 @@ class Resharder {
     return nodes;
   }
 
-  int64_t SliceBoxing(int64_t dst_id, const Assembly& assembly) {
-    const DeviceId& device = dst_.devices[dst_id];
+  // Assembles target part `dst_id` on `at` (its own device unless given).
+  int64_t SliceBoxing(int64_t dst_id, const Assembly& assembly, const DeviceId* at = nullptr) {
+    const DeviceId& device = at != nullptr ? *at : dst_.devices[dst_id];
     const TensorSlice out_slice = DstSlice(dst_id);
     const std::string name = "slice_boxing(" + lbn_ + " " + LayoutToString(src_) + "->" +
                              LayoutToString(dst_) + ")@" + std::to_string(dst_id);

@@ -29,16 +29,36 @@ namespace oneflow {
 namespace {
 
 struct TickPayload {
-  static constexpr int64_t kErrorBytes = 4080;
+  static constexpr int64_t kErrorBytes = 4072;
   int64_t piece_id = -1;
+  int64_t error_kind = 0;  // an ErrorKind, when error_size > 0
   int64_t error_size = 0;
   char error[kErrorBytes];
 
-  void SetError(const std::string& message) {
+  void SetError(std::exception_ptr cause) {
+    if (!cause) { return; }
+    std::string message;
+    ErrorKind kind = ErrorKind::kRuntime;
+    try {
+      std::rethrow_exception(cause);
+    } catch (oneflow::Error& e) {
+      kind = e.kind();
+      message = e.what();
+    } catch (std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "unknown error";
+    }
+    error_kind = static_cast<int64_t>(kind);
     error_size = std::min<int64_t>(static_cast<int64_t>(message.size()), kErrorBytes);
     std::memcpy(error, message.data(), static_cast<size_t>(error_size));
   }
-  std::string Error() const { return std::string(error, static_cast<size_t>(error_size)); }
+  // The error again, of the same kind, saying where it happened.
+  std::exception_ptr Error(int64_t machine) const {
+    return std::make_exception_ptr(
+        oneflow::Error(static_cast<ErrorKind>(error_kind))
+        << "on machine " << machine << ": " << std::string(error, static_cast<size_t>(error_size)));
+  }
 };
 
 // The bytes of a register's blobs: from the first blob to the end of the last.
@@ -104,7 +124,7 @@ class SendActor final : public TransferActor {
     }
     auto tick = std::make_shared<TickPayload>();
     tick->piece_id = input->piece_id();
-    if (input->job_instance()) { tick->SetError(input->job_instance()->ErrorMessage()); }
+    if (input->job_instance()) { tick->SetError(input->job_instance()->error()); }
     Start([=](PointToPoint::Done done) {
       p2p->Send(peer, id, tick.get(), sizeof(TickPayload),
                 [tick, done = std::move(done)](std::exception_ptr error) { done(error); });
@@ -141,11 +161,7 @@ class RecvActor final : public TransferActor {
           OF_CHECK(tick->piece_id == expected) << "channel " << id << " from machine " << peer
                                                << " delivered piece " << tick->piece_id
                                                << ", expected " << expected;
-          if (tick->error_size > 0 && instance) {
-            instance->AddError(std::make_exception_ptr(
-                oneflow::Error(ErrorKind::kRuntime) << "on machine " << peer << ": "
-                                                    << tick->Error()));
-          }
+          if (tick->error_size > 0 && instance) { instance->AddError(tick->Error(peer)); }
         });
   }
 };
