@@ -32,7 +32,10 @@ add_library(oneflow_blas INTERFACE)
 target_include_directories(oneflow_blas INTERFACE ${OPENBLAS_INCLUDE_DIR})
 target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY} DNNL::dnnl OpenMP::OpenMP_CXX)
 
-# Kernels are plain loops written to vectorize; let the compiler use AVX2/FMA when the build
-# machine has them (ONEFLOW_CPU_ARCH=native), or a portable baseline otherwise.
-set(ONEFLOW_CPU_ARCH "native" CACHE STRING "-march value for CPU kernels (native or a CPU name)")
+# Kernels are plain loops written to vectorize. The default build is generic x86-64 so that the
+# library runs on any x86-64 CPU; hot kernel loops carry per-ISA clones (AVX-512, AVX2+FMA,
+# baseline) chosen at load time (oneflow/kernels/cpu/cpu_dispatch.h). ONEFLOW_CPU_ARCH=native
+# compiles everything for the build machine instead (one version, no clones), for binaries that
+# only ever run there.
+set(ONEFLOW_CPU_ARCH "x86-64" CACHE STRING "-march value for CPU kernels (x86-64, native or a CPU name)")
 set(ONEFLOW_CPU_ARCH_FLAGS -march=${ONEFLOW_CPU_ARCH})

@@ -2,7 +2,7 @@
 // Elementwise math written so that a loop calling it vectorizes: branch-free float32 exp, log,
 // erfc and their relatives (selects instead of branches, no calls into libm), and the
 // same names for float64 forwarding to libm for full double accuracy. Kernels call these from
-// loops compiled once per vector ISA (math_kernels_isa.h).
+// loops compiled once per vector ISA (kernels/cpu/cpu_dispatch.h).
 //
 // Accuracy (float32, measured against float64 libm in tests/cpp/kernels/fast_math_test.cpp):
 // Exp and Log within 2 ulp; Erfc within 1.2e-7 relative (Numerical Recipes' Chebyshev fit);

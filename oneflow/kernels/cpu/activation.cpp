@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -54,13 +55,13 @@ class ActivationKernel final : public Kernel {
     const T* x = ctx.Input("x").data<T>();
     T* y = ctx.Output("y").mut_data<T>();
     ParallelForElements(ctx, ctx.Input("x").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           const T* __restrict__ in = x;
                           T* __restrict__ out = y;
                           for (int64_t i = begin; i < end; ++i) {
                             out[i] = Functor::Forward(in[i]);
                           }
-                        });
+                        }));
   }
 };
 
@@ -73,14 +74,14 @@ class ActivationGradKernel final : public Kernel {
     const T* dy = ctx.Input("dy").data<T>();
     T* dx = ctx.Output("dx").mut_data<T>();
     ParallelForElements(ctx, ctx.Input("y").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           const T* __restrict__ y_in = y;
                           const T* __restrict__ dy_in = dy;
                           T* __restrict__ out = dx;
                           for (int64_t i = begin; i < end; ++i) {
                             out[i] = Functor::Backward(y_in[i], dy_in[i]);
                           }
-                        });
+                        }));
   }
 };
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -25,7 +26,7 @@ class AddNKernel final : public Kernel {
     const T* const* inputs = inputs_.data();
     const int64_t input_count = input_count_;
     ParallelForElements(ctx, ctx.Output("out").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           T* __restrict__ sum = out;
                           const T* __restrict__ first = inputs[0];
                           if (input_count == 1) {
@@ -38,7 +39,7 @@ class AddNKernel final : public Kernel {
                             const T* __restrict__ next = inputs[index];
                             for (int64_t i = begin; i < end; ++i) { sum[i] += next[i]; }
                           }
-                        });
+                        }));
   }
 
  private:

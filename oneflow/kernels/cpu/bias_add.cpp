@@ -1,8 +1,10 @@
-// CPU bias_add: a viewed as (outer, channels, inner) with b added along channels.
+// CPU bias_add: a viewed as (outer, channels, inner) with b added along channels; the loops run
+// per vector ISA (cpu_dispatch.h).
 
 #include <algorithm>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -28,22 +30,25 @@ class BiasAddKernel final : public Kernel {
     const int64_t channels = channels_;
     const int64_t inner = inner_;
     const int64_t block = channels * inner;
-    ParallelForRows(ctx, outer_, block, [=](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) {
-        const T* __restrict__ a_block = a + o * block;
-        T* __restrict__ out_block = out + o * block;
-        if (inner == 1) {
-          for (int64_t c = 0; c < channels; ++c) { out_block[c] = a_block[c] + b[c]; }
-          continue;
-        }
-        for (int64_t c = 0; c < channels; ++c) {
-          const T bias = b[c];
-          const T* __restrict__ a_row = a_block + c * inner;
-          T* __restrict__ out_row = out_block + c * inner;
-          for (int64_t i = 0; i < inner; ++i) { out_row[i] = a_row[i] + bias; }
-        }
-      }
-    });
+    ParallelForRows(ctx, outer_, block,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t o = begin; o < end; ++o) {
+                        const T* __restrict__ a_block = a + o * block;
+                        T* __restrict__ out_block = out + o * block;
+                        if (inner == 1) {
+                          for (int64_t c = 0; c < channels; ++c) {
+                            out_block[c] = a_block[c] + b[c];
+                          }
+                          continue;
+                        }
+                        for (int64_t c = 0; c < channels; ++c) {
+                          const T bias = b[c];
+                          const T* __restrict__ a_row = a_block + c * inner;
+                          T* __restrict__ out_row = out_block + c * inner;
+                          for (int64_t i = 0; i < inner; ++i) { out_row[i] = a_row[i] + bias; }
+                        }
+                      }
+                    }));
   }
 
  private:

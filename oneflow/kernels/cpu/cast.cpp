@@ -5,6 +5,7 @@
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -21,9 +22,12 @@ struct CastFrom {
   void operator()() const {
     const In* source = in.data<In>();
     Out* target = out;
-    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) { target[i] = static_cast<Out>(source[i]); }
-    });
+    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain,
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                          for (int64_t i = begin; i < end; ++i) {
+                            target[i] = static_cast<Out>(source[i]);
+                          }
+                        }));
   }
 };
 
@@ -59,11 +63,12 @@ struct HalfFrom {
   void operator()() const {
     const In* source = in.data<In>();
     _Float16* target = out;
-    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        target[i] = static_cast<_Float16>(static_cast<float>(source[i]));
-      }
-    });
+    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain,
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                          for (int64_t i = begin; i < end; ++i) {
+                            target[i] = static_cast<_Float16>(static_cast<float>(source[i]));
+                          }
+                        }));
   }
 };
 

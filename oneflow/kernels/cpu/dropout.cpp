@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/sbp/tensor_slice.h"
 
@@ -31,9 +32,10 @@ inline uint32_t Mix32(uint32_t x) {
 
 // Writes mask and y for logical indices [first, first + count).
 template <typename T>
-void DropoutRun(const T* __restrict__ x, T* __restrict__ y, int8_t* __restrict__ mask,
-                int64_t count, uint64_t first, uint32_t key0, uint32_t key1, uint32_t threshold,
-                T scale) {
+ONEFLOW_PER_ISA_BODY inline void DropoutRun(const T* __restrict__ x, T* __restrict__ y,
+                                            int8_t* __restrict__ mask, int64_t count,
+                                            uint64_t first, uint32_t key0, uint32_t key1,
+                                            uint32_t threshold, T scale) {
   for (int64_t i = 0; i < count; ++i) {
     const uint64_t index = first + static_cast<uint64_t>(i);
     const uint32_t folded = static_cast<uint32_t>(index) ^ (static_cast<uint32_t>(index >> 32) * 0x9E3779B9u);
@@ -85,18 +87,20 @@ class DropoutKernel final : public Kernel {
     const uint32_t threshold = threshold_;
     const T scale = scale_;
     if (rows_ == 1) {
-      ParallelForElements(ctx, run, kElementwiseGrain, [=](int64_t begin, int64_t end) {
-        DropoutRun(x + begin, y + begin, mask + begin, end - begin,
-                   static_cast<uint64_t>(offset + begin), key0, key1, threshold, scale);
-      });
+      ParallelForElements(
+          ctx, run, kElementwiseGrain, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+            DropoutRun(x + begin, y + begin, mask + begin, end - begin,
+                       static_cast<uint64_t>(offset + begin), key0, key1, threshold, scale);
+          }));
       return;
     }
-    ParallelForRows(ctx, rows_, run, [=](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        DropoutRun(x + r * run, y + r * run, mask + r * run, run,
-                   static_cast<uint64_t>(r * stride + offset), key0, key1, threshold, scale);
-      }
-    });
+    ParallelForRows(ctx, rows_, run, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t r = begin; r < end; ++r) {
+                        DropoutRun(x + r * run, y + r * run, mask + r * run, run,
+                                   static_cast<uint64_t>(r * stride + offset), key0, key1,
+                                   threshold, scale);
+                      }
+                    }));
   }
 
  private:
@@ -117,11 +121,11 @@ class DropoutGradKernel final : public Kernel {
     T* dx = ctx.Output("dx").mut_data<T>();
     const T scale = scale_;
     ParallelForElements(ctx, ctx.Input("dy").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) {
                             dx[i] = mask[i] ? dy[i] * scale : T(0);
                           }
-                        });
+                        }));
   }
 
  private:

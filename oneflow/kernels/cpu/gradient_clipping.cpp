@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -24,13 +25,14 @@ class ScaleRegularizeGradientKernel final : public Kernel {
     const T* diff = ctx.Input("diff").data<T>();
     const T* model = ctx.Input("model").data<T>();
     T* out = ctx.Output("out").mut_data<T>();
-    ParallelForElements(
-        ctx, ctx.Input("diff").elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) {
-            const T w = model[i];
-            out[i] = s * diff[i] + l1 * static_cast<T>((w > T(0)) - (w < T(0))) + l2 * w;
-          }
-        });
+    ParallelForElements(ctx, ctx.Input("diff").elem_count(), kElementwiseGrain,
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                          for (int64_t i = begin; i < end; ++i) {
+                            const T w = model[i];
+                            out[i] =
+                                s * diff[i] + l1 * static_cast<T>((w > T(0)) - (w < T(0))) + l2 * w;
+                          }
+                        }));
   }
 
  private:

@@ -2,13 +2,15 @@
 // (oneflow/ops/layer_norm.cpp). Rows are split over the compute threads; a row's statistics are
 // two passes over it while it is in cache (mean, then the centred sum of squares, both
 // accumulated in double from SIMD float blocks). gamma and beta apply by flat index modulo their
-// size, walked in contiguous chunks so that the inner loops vectorize.
+// size, walked in contiguous chunks so that the inner loops vectorize. The row loops run per
+// vector ISA (cpu_dispatch.h); the helpers below are forced inline into those clones.
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -35,7 +37,8 @@ struct RowLayout {
 // Calls fn(begin, length, param_offset) over contiguous pieces of the row starting at flat
 // index row_start, each piece mapping to consecutive parameters.
 template <typename Fn>
-inline void ForParamChunks(int64_t row_start, int64_t row_size, int64_t param_size, Fn fn) {
+ONEFLOW_PER_ISA_BODY inline void ForParamChunks(int64_t row_start, int64_t row_size,
+                                                int64_t param_size, Fn fn) {
   int64_t i = 0;
   while (i < row_size) {
     const int64_t offset = (row_start + i) % param_size;
@@ -46,7 +49,7 @@ inline void ForParamChunks(int64_t row_start, int64_t row_size, int64_t param_si
 }
 
 template <typename T>
-double RowSum(const T* __restrict__ x, int64_t n) {
+ONEFLOW_PER_ISA_BODY inline double RowSum(const T* __restrict__ x, int64_t n) {
   double acc = 0;
   for (int64_t block = 0; block < n; block += kSumBlock) {
     const int64_t last = std::min(n, block + kSumBlock);
@@ -59,7 +62,8 @@ double RowSum(const T* __restrict__ x, int64_t n) {
 }
 
 template <typename T>
-double RowCenteredSquareSum(const T* __restrict__ x, int64_t n, T mean) {
+ONEFLOW_PER_ISA_BODY inline double RowCenteredSquareSum(const T* __restrict__ x, int64_t n,
+                                                        T mean) {
   double acc = 0;
   for (int64_t block = 0; block < n; block += kSumBlock) {
     const int64_t last = std::min(n, block + kSumBlock);
@@ -87,38 +91,43 @@ class LayerNormKernel final : public Kernel {
     const RowLayout layout = layout_;
     const double epsilon = epsilon_;
     if (layout.row_size == 0) { return; }
-    ParallelForRows(ctx, layout.rows, layout.row_size, [=](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t n = layout.row_size;
-        const T* __restrict__ xr = x + r * n;
-        T* __restrict__ yr = y + r * n;
-        const double mean = RowSum(xr, n) / double(n);
-        const double variance = RowCenteredSquareSum(xr, n, static_cast<T>(mean)) / double(n);
-        const double inv = 1.0 / std::sqrt(variance + epsilon);
-        mean_out[r] = static_cast<T>(mean);
-        inv_out[r] = static_cast<T>(inv);
-        const T m = static_cast<T>(mean), s = static_cast<T>(inv);
-        if (gamma == nullptr && beta == nullptr) {
-          for (int64_t i = 0; i < n; ++i) { yr[i] = (xr[i] - m) * s; }
-          continue;
-        }
-        ForParamChunks(r * n, n, layout.param_size, [&](int64_t i0, int64_t len, int64_t p0) {
-          const T* __restrict__ xc = xr + i0;
-          T* __restrict__ yc = yr + i0;
-          if (gamma != nullptr && beta != nullptr) {
-            const T* __restrict__ g = gamma + p0;
-            const T* __restrict__ b = beta + p0;
-            for (int64_t i = 0; i < len; ++i) { yc[i] = (xc[i] - m) * s * g[i] + b[i]; }
-          } else if (gamma != nullptr) {
-            const T* __restrict__ g = gamma + p0;
-            for (int64_t i = 0; i < len; ++i) { yc[i] = (xc[i] - m) * s * g[i]; }
-          } else {
-            const T* __restrict__ b = beta + p0;
-            for (int64_t i = 0; i < len; ++i) { yc[i] = (xc[i] - m) * s + b[i]; }
+    ParallelForRows(
+        ctx, layout.rows, layout.row_size,
+        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t n = layout.row_size;
+            const T* __restrict__ xr = x + r * n;
+            T* __restrict__ yr = y + r * n;
+            const double mean = RowSum(xr, n) / double(n);
+            const double variance = RowCenteredSquareSum(xr, n, static_cast<T>(mean)) / double(n);
+            const double inv = 1.0 / std::sqrt(variance + epsilon);
+            mean_out[r] = static_cast<T>(mean);
+            inv_out[r] = static_cast<T>(inv);
+            const T m = static_cast<T>(mean), s = static_cast<T>(inv);
+            if (gamma == nullptr && beta == nullptr) {
+              for (int64_t i = 0; i < n; ++i) { yr[i] = (xr[i] - m) * s; }
+              continue;
+            }
+            ForParamChunks(r * n, n, layout.param_size,
+                           [&](int64_t i0, int64_t len, int64_t p0) ONEFLOW_PER_ISA_BODY {
+                             const T* __restrict__ xc = xr + i0;
+                             T* __restrict__ yc = yr + i0;
+                             if (gamma != nullptr && beta != nullptr) {
+                               const T* __restrict__ g = gamma + p0;
+                               const T* __restrict__ b = beta + p0;
+                               for (int64_t i = 0; i < len; ++i) {
+                                 yc[i] = (xc[i] - m) * s * g[i] + b[i];
+                               }
+                             } else if (gamma != nullptr) {
+                               const T* __restrict__ g = gamma + p0;
+                               for (int64_t i = 0; i < len; ++i) { yc[i] = (xc[i] - m) * s * g[i]; }
+                             } else {
+                               const T* __restrict__ b = beta + p0;
+                               for (int64_t i = 0; i < len; ++i) { yc[i] = (xc[i] - m) * s + b[i]; }
+                             }
+                           });
           }
-        });
-      }
-    });
+        }));
   }
 
  private:
@@ -141,42 +150,47 @@ class LayerNormGradKernel final : public Kernel {
     T* dx = ctx.Output("dx").mut_data<T>();
     const RowLayout layout = layout_;
     if (layout.row_size == 0) { return; }
-    ParallelForRows(ctx, layout.rows, layout.row_size, [=](int64_t begin, int64_t end) {
-      std::vector<T> scaled(gamma == nullptr ? 0 : layout.row_size);
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t n = layout.row_size;
-        const T* __restrict__ xr = x + r * n;
-        const T* __restrict__ g = dy + r * n;
-        T* __restrict__ dxr = dx + r * n;
-        if (gamma != nullptr) {
-          T* __restrict__ out = scaled.data();
-          ForParamChunks(r * n, n, layout.param_size, [&](int64_t i0, int64_t len, int64_t p0) {
-            const T* __restrict__ gm = gamma + p0;
-            const T* __restrict__ d = dy + r * n + i0;
-            for (int64_t i = 0; i < len; ++i) { out[i0 + i] = d[i] * gm[i]; }
-          });
-          g = scaled.data();
-        }
-        const T m = mean[r], s = inv_variance[r];
-        double sum_g = 0, sum_gx = 0;
-        for (int64_t block = 0; block < n; block += kSumBlock) {
-          const int64_t last = std::min(n, block + kSumBlock);
-          T a = 0, b = 0;
+    ParallelForRows(ctx, layout.rows, layout.row_size,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      std::vector<T> scaled(gamma == nullptr ? 0 : layout.row_size);
+                      for (int64_t r = begin; r < end; ++r) {
+                        const int64_t n = layout.row_size;
+                        const T* __restrict__ xr = x + r * n;
+                        const T* __restrict__ g = dy + r * n;
+                        T* __restrict__ dxr = dx + r * n;
+                        if (gamma != nullptr) {
+                          T* __restrict__ out = scaled.data();
+                          ForParamChunks(r * n, n, layout.param_size,
+                                         [&](int64_t i0, int64_t len, int64_t p0)
+                                             ONEFLOW_PER_ISA_BODY {
+                                               const T* __restrict__ gm = gamma + p0;
+                                               const T* __restrict__ d = dy + r * n + i0;
+                                               for (int64_t i = 0; i < len; ++i) {
+                                                 out[i0 + i] = d[i] * gm[i];
+                                               }
+                                             });
+                          g = scaled.data();
+                        }
+                        const T m = mean[r], s = inv_variance[r];
+                        double sum_g = 0, sum_gx = 0;
+                        for (int64_t block = 0; block < n; block += kSumBlock) {
+                          const int64_t last = std::min(n, block + kSumBlock);
+                          T a = 0, b = 0;
 #pragma omp simd reduction(+ : a, b)
-          for (int64_t i = block; i < last; ++i) {
-            a += g[i];
-            b += g[i] * (xr[i] - m);
-          }
-          sum_g += a;
-          sum_gx += b;
-        }
-        const T mean_g = static_cast<T>(sum_g / double(n));
-        const T mean_gx = static_cast<T>(sum_gx * double(s) / double(n));
-        for (int64_t i = 0; i < n; ++i) {
-          dxr[i] = s * (g[i] - mean_g - (xr[i] - m) * s * mean_gx);
-        }
-      }
-    });
+                          for (int64_t i = block; i < last; ++i) {
+                            a += g[i];
+                            b += g[i] * (xr[i] - m);
+                          }
+                          sum_g += a;
+                          sum_gx += b;
+                        }
+                        const T mean_g = static_cast<T>(sum_g / double(n));
+                        const T mean_gx = static_cast<T>(sum_gx * double(s) / double(n));
+                        for (int64_t i = 0; i < n; ++i) {
+                          dxr[i] = s * (g[i] - mean_g - (xr[i] - m) * s * mean_gx);
+                        }
+                      }
+                    }));
   }
 
  private:
@@ -204,27 +218,29 @@ class LayerNormParamGradKernel final : public Kernel {
     std::vector<double> partial(static_cast<size_t>(std::max<int64_t>(blocks, 1) * 2 * p), 0.0);
     double* partial_data = partial.data();
     if (layout.row_size > 0) {
-      ParallelForElements(ctx, blocks, 1, [=](int64_t begin, int64_t end) {
-        for (int64_t block = begin; block < end; ++block) {
-          double* __restrict__ acc_gamma = partial_data + block * 2 * p;
-          double* __restrict__ acc_beta = acc_gamma + p;
-          const int64_t last = std::min(layout.rows, (block + 1) * rows_per_block);
-          for (int64_t r = block * rows_per_block; r < last; ++r) {
-            const int64_t n = layout.row_size;
-            const T m = mean[r], s = inv_variance[r];
-            ForParamChunks(r * n, n, p, [&](int64_t i0, int64_t len, int64_t p0) {
-              const T* __restrict__ xc = x + r * n + i0;
-              const T* __restrict__ dc = dy + r * n + i0;
-              double* __restrict__ ag = acc_gamma + p0;
-              double* __restrict__ ab = acc_beta + p0;
-              for (int64_t i = 0; i < len; ++i) {
-                ag[i] += dc[i] * ((xc[i] - m) * s);
-                ab[i] += dc[i];
+      ParallelForElements(
+          ctx, blocks, 1, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+            for (int64_t block = begin; block < end; ++block) {
+              double* __restrict__ acc_gamma = partial_data + block * 2 * p;
+              double* __restrict__ acc_beta = acc_gamma + p;
+              const int64_t last = std::min(layout.rows, (block + 1) * rows_per_block);
+              for (int64_t r = block * rows_per_block; r < last; ++r) {
+                const int64_t n = layout.row_size;
+                const T m = mean[r], s = inv_variance[r];
+                ForParamChunks(r * n, n, p,
+                               [&](int64_t i0, int64_t len, int64_t p0) ONEFLOW_PER_ISA_BODY {
+                                 const T* __restrict__ xc = x + r * n + i0;
+                                 const T* __restrict__ dc = dy + r * n + i0;
+                                 double* __restrict__ ag = acc_gamma + p0;
+                                 double* __restrict__ ab = acc_beta + p0;
+                                 for (int64_t i = 0; i < len; ++i) {
+                                   ag[i] += dc[i] * ((xc[i] - m) * s);
+                                   ab[i] += dc[i];
+                                 }
+                               });
               }
-            });
-          }
-        }
-      });
+            }
+          }));
     }
     for (int64_t j = 0; j < p; ++j) {
       double g = 0, b = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/softmax_row.h"
 #include "oneflow/kernels/fast_math.h"
@@ -27,20 +28,22 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
     T* prob = ctx.Output("prob").mut_data<T>();
     T* out = ctx.Output("out").mut_data<T>();
     const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ x = prediction + row * classes;
-        const T* __restrict__ l = label + row * classes;
-        const T log_sum = SoftmaxRow(x, prob + row * classes, classes);
-        // -sum l (x - logsumexp) = logsumexp sum(l) - sum(l x): exact when a prob underflows.
-        T label_sum = 0, dot = 0;
-        for (int64_t c = 0; c < classes; ++c) {
-          label_sum += l[c];
-          dot += l[c] * x[c];
-        }
-        out[row] = log_sum * label_sum - dot;
-      }
-    });
+    ParallelForRows(ctx, rows_, classes,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t row = begin; row < end; ++row) {
+                        const T* __restrict__ x = prediction + row * classes;
+                        const T* __restrict__ l = label + row * classes;
+                        const T log_sum = SoftmaxRow(x, prob + row * classes, classes);
+                        // -sum l (x - logsumexp) = logsumexp sum(l) - sum(l x): exact when a prob
+                        // underflows.
+                        T label_sum = 0, dot = 0;
+                        for (int64_t c = 0; c < classes; ++c) {
+                          label_sum += l[c];
+                          dot += l[c] * x[c];
+                        }
+                        out[row] = log_sum * label_sum - dot;
+                      }
+                    }));
   }
 
  private:
@@ -61,17 +64,20 @@ class SoftmaxCrossEntropyGradKernel final : public Kernel {
     const T* dy = ctx.Input("dy").data<T>();
     T* diff = ctx.Output("prediction_diff").mut_data<T>();
     const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ p = prob + row * classes;
-        const T* __restrict__ l = label + row * classes;
-        T* __restrict__ d = diff + row * classes;
-        T label_sum = 0;
-        for (int64_t c = 0; c < classes; ++c) { label_sum += l[c]; }
-        const T scale = dy[row];
-        for (int64_t c = 0; c < classes; ++c) { d[c] = (p[c] * label_sum - l[c]) * scale; }
-      }
-    });
+    ParallelForRows(ctx, rows_, classes,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t row = begin; row < end; ++row) {
+                        const T* __restrict__ p = prob + row * classes;
+                        const T* __restrict__ l = label + row * classes;
+                        T* __restrict__ d = diff + row * classes;
+                        T label_sum = 0;
+                        for (int64_t c = 0; c < classes; ++c) { label_sum += l[c]; }
+                        const T scale = dy[row];
+                        for (int64_t c = 0; c < classes; ++c) {
+                          d[c] = (p[c] * label_sum - l[c]) * scale;
+                        }
+                      }
+                    }));
   }
 
  private:
@@ -113,11 +119,11 @@ class ElementwiseLossKernel final : public Kernel {
     T* out = ctx.Output(ctx.HasOutput("loss") ? "loss" : "out").mut_data<T>();
     const T param = param_;
     ParallelForElements(ctx, ctx.Input("prediction").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) {
                             out[i] = Functor::Forward(x[i], z[i], param);
                           }
-                        });
+                        }));
   }
 
  private:
@@ -136,11 +142,11 @@ class ElementwiseLossGradKernel final : public Kernel {
     T* dx = ctx.Output("prediction_diff").mut_data<T>();
     const T param = param_;
     ParallelForElements(ctx, ctx.Input("prediction").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) {
                             dx[i] = Functor::Backward(x[i], z[i], dy[i], param);
                           }
-                        });
+                        }));
   }
 
  private:

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -56,15 +57,16 @@ class ModelUpdateKernel : public Kernel {
  protected:
   virtual void Update(KernelContext& ctx, const UpdateArgs<T>& args) = 0;
 
-  // Runs fn(i) for every element, over the device's compute threads when it pays. Each chunk
-  // works on its own copy of fn (which captures by value), so the compiler sees that writes
-  // through the model pointer cannot change the hyper-parameters and keeps them in registers.
+  // Runs fn(i) for every element, over the device's compute threads when it pays, in loops
+  // compiled per vector ISA (cpu_dispatch.h). Each chunk works on its own copy of fn (which
+  // captures by value), so the compiler sees that writes through the model pointer cannot change
+  // the hyper-parameters and keeps them in registers.
   template <typename Fn>
   static void ForEach(KernelContext& ctx, int64_t n, const Fn& fn) {
-    ParallelForElements(ctx, n, kElementwiseGrain, [&fn](int64_t begin, int64_t end) {
-      Fn local = fn;
-      for (int64_t i = begin; i < end; ++i) { local(i); }
-    });
+    ParallelForElements(ctx, n, kElementwiseGrain,
+                        PerIsa([fn](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                          for (int64_t i = begin; i < end; ++i) { fn(i); }
+                        }));
   }
 
  private:
@@ -96,7 +98,7 @@ class SgdUpdateKernel final : public ModelUpdateKernel<T> {
  private:
   void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
     const T lr = static_cast<T>(a.learning_rate);
-    this->ForEach(ctx, a.n, [a, lr](int64_t i) {
+    this->ForEach(ctx, a.n, [a, lr](int64_t i) ONEFLOW_PER_ISA_BODY {
       a.model[i] -= lr * (a.Gradient(i) + a.weight_decay * a.model[i]);
     });
   }
@@ -112,7 +114,7 @@ class MomentumUpdateKernel final : public ModelUpdateKernel<T> {
   void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
     T* momentum = ctx.MutableInput("momentum").mut_data<T>();
     const T lr = static_cast<T>(a.learning_rate), beta = beta_;
-    this->ForEach(ctx, a.n, [a, momentum, lr, beta](int64_t i) {
+    this->ForEach(ctx, a.n, [a, momentum, lr, beta](int64_t i) ONEFLOW_PER_ISA_BODY {
       const T w = a.model[i];
       momentum[i] = beta * momentum[i] - lr * a.Gradient(i);
       a.model[i] = w + momentum[i] - lr * a.weight_decay * w;
@@ -139,7 +141,7 @@ class AdamFamilyUpdateKernel final : public ModelUpdateKernel<T> {
                                                  : a.learning_rate);
     const T epsilon = hyper_.epsilon;
     const T beta1 = static_cast<T>(hyper_.beta1), beta2 = static_cast<T>(hyper_.beta2);
-    this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) {
+    this->ForEach(ctx, a.n, [a, m, v, lr, epsilon, beta1, beta2](int64_t i) ONEFLOW_PER_ISA_BODY {
       const T g = a.Gradient(i);
       if (kLazy && std::abs(g) < T(1e-12)) { return; }
       m[i] = beta1 * m[i] + (T(1) - beta1) * g;
@@ -169,16 +171,18 @@ class RmsPropUpdateKernel final : public ModelUpdateKernel<T> {
     T* mean_square = ctx.MutableInput("mean_square").mut_data<T>();
     T* mean_gradient = kCentered ? ctx.MutableInput("mean_gradient").mut_data<T>() : nullptr;
     const T lr = static_cast<T>(a.learning_rate), decay = decay_, epsilon = epsilon_;
-    this->ForEach(ctx, a.n, [a, mean_square, mean_gradient, lr, decay, epsilon](int64_t i) {
-      const T g = a.Gradient(i);
-      mean_square[i] = decay * mean_square[i] + (T(1) - decay) * g * g;
-      T denominator = mean_square[i];
-      if (kCentered) {
-        mean_gradient[i] = decay * mean_gradient[i] + (T(1) - decay) * g;
-        denominator -= mean_gradient[i] * mean_gradient[i];
-      }
-      a.model[i] -= lr * g / std::sqrt(denominator + epsilon);
-    });
+    this->ForEach(ctx, a.n,
+                  [a, mean_square, mean_gradient, lr, decay, epsilon](int64_t i)
+                      ONEFLOW_PER_ISA_BODY {
+                        const T g = a.Gradient(i);
+                        mean_square[i] = decay * mean_square[i] + (T(1) - decay) * g * g;
+                        T denominator = mean_square[i];
+                        if (kCentered) {
+                          mean_gradient[i] = decay * mean_gradient[i] + (T(1) - decay) * g;
+                          denominator -= mean_gradient[i] * mean_gradient[i];
+                        }
+                        a.model[i] -= lr * g / std::sqrt(denominator + epsilon);
+                      });
   }
   T decay_, epsilon_;
 };
@@ -203,7 +207,7 @@ class AdagradUpdateKernel final : public ModelUpdateKernel<T> {
     T* sum = ctx.MutableInput("sum").mut_data<T>();
     const T lr = static_cast<T>(a.learning_rate / (1.0 + static_cast<double>(a.step) * lr_decay_));
     const T initial = initial_, epsilon = epsilon_;
-    this->ForEach(ctx, a.n, [a, sum, lr, initial, epsilon](int64_t i) {
+    this->ForEach(ctx, a.n, [a, sum, lr, initial, epsilon](int64_t i) ONEFLOW_PER_ISA_BODY {
       const T g = a.Gradient(i) + a.weight_decay * a.model[i];
       sum[i] += g * g;
       a.model[i] -= lr * g / (std::sqrt(sum[i] + initial) + epsilon);
@@ -215,7 +219,7 @@ class AdagradUpdateKernel final : public ModelUpdateKernel<T> {
 
 // Sum of squares in double (a float running sum loses precision on large variables).
 template <typename T>
-double SumOfSquares(const T* x, int64_t n) {
+ONEFLOW_CPU_DISPATCH double SumOfSquares(const T* x, int64_t n) {
   double sum = 0.0;
   for (int64_t i = 0; i < n; ++i) { sum += static_cast<double>(x[i]) * static_cast<double>(x[i]); }
   return sum;
@@ -239,18 +243,19 @@ class LambUpdateKernel final : public ModelUpdateKernel<T> {
     direction_.resize(a.n);
     T* u = direction_.data();
     this->ForEach(ctx, a.n,
-                  [a, m, v, u, beta1, beta2, epsilon, correction1, correction2](int64_t i) {
-                    const T g = a.Gradient(i);
-                    m[i] = beta1 * m[i] + (T(1) - beta1) * g;
-                    v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
-                    u[i] = (m[i] / correction1) / std::sqrt(v[i] / correction2 + epsilon);
-                  });
+                  [a, m, v, u, beta1, beta2, epsilon, correction1, correction2](int64_t i)
+                      ONEFLOW_PER_ISA_BODY {
+                        const T g = a.Gradient(i);
+                        m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+                        v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+                        u[i] = (m[i] / correction1) / std::sqrt(v[i] / correction2 + epsilon);
+                      });
     const double model_norm = std::sqrt(SumOfSquares(a.model, a.n));
     const double direction_norm = std::sqrt(SumOfSquares(u, a.n));
     double trust_ratio = 1.0;
     if (model_norm > 0.0 && direction_norm > 0.0) { trust_ratio = model_norm / direction_norm; }
     const T lr = static_cast<T>(a.learning_rate * trust_ratio);
-    this->ForEach(ctx, a.n, [a, u, lr](int64_t i) {
+    this->ForEach(ctx, a.n, [a, u, lr](int64_t i) ONEFLOW_PER_ISA_BODY {
       a.model[i] -= lr * (u[i] + a.weight_decay * a.model[i]);
     });
   }
@@ -272,7 +277,7 @@ class LarsUpdateKernel final : public ModelUpdateKernel<T> {
     T* momentum = ctx.MutableInput("momentum").mut_data<T>();
     gradient_.resize(a.n);
     T* g = gradient_.data();
-    this->ForEach(ctx, a.n, [a, g](int64_t i) { g[i] = a.Gradient(i); });
+    this->ForEach(ctx, a.n, [a, g](int64_t i) ONEFLOW_PER_ISA_BODY { g[i] = a.Gradient(i); });
     const double count = static_cast<double>(std::max<int64_t>(a.n, 1));
     const double model_rms = std::sqrt(SumOfSquares(a.model, a.n) / count);
     const double gradient_rms = std::sqrt(SumOfSquares(g, a.n) / count);
@@ -280,7 +285,7 @@ class LarsUpdateKernel final : public ModelUpdateKernel<T> {
     if (a.step != 0) { denominator += static_cast<double>(a.weight_decay) * model_rms; }
     const T local_lr = static_cast<T>(a.learning_rate * coefficient_ * model_rms / denominator);
     const T beta = beta_;
-    this->ForEach(ctx, a.n, [a, g, momentum, local_lr, beta](int64_t i) {
+    this->ForEach(ctx, a.n, [a, g, momentum, local_lr, beta](int64_t i) ONEFLOW_PER_ISA_BODY {
       momentum[i] = beta * momentum[i] - local_lr * (g[i] + a.weight_decay * a.model[i]);
       a.model[i] += momentum[i];
     });

@@ -7,13 +7,15 @@
 // contiguous values; channels-last layouts (small inner) reduce rows of channels into
 // per-block accumulator vectors, one block of rows per task, combined at the end. The
 // elementwise passes are y = a[c] x + b[c] (forward) and dx = a[c] dy + b[c] x + d[c]
-// (training backward), with the per-channel factors computed once in double.
+// (training backward), with the per-channel factors computed once in double. The loops run per
+// vector ISA (cpu_dispatch.h): a ReduceChannels term must be marked ONEFLOW_PER_ISA_BODY.
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -53,29 +55,30 @@ void ReduceChannels(KernelContext& ctx, const ChannelLayout& layout, const Term&
   if (layout.elem_count() == 0) { return; }
   if (inner >= kMinRun) {
     const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / (outer * inner));
-    ParallelForElements(ctx, channels, grain, [=, &term](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        double acc0 = 0, acc1 = 0;
-        for (int64_t o = 0; o < outer; ++o) {
-          const int64_t run = (o * channels + c) * inner;
-          for (int64_t block = 0; block < inner; block += kSumBlock) {
-            const int64_t first = run + block, last = run + std::min(inner, block + kSumBlock);
-            T s0 = 0, s1 = 0;
+    ParallelForElements(
+        ctx, channels, grain, PerIsa([=, &term](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          for (int64_t c = begin; c < end; ++c) {
+            double acc0 = 0, acc1 = 0;
+            for (int64_t o = 0; o < outer; ++o) {
+              const int64_t run = (o * channels + c) * inner;
+              for (int64_t block = 0; block < inner; block += kSumBlock) {
+                const int64_t first = run + block, last = run + std::min(inner, block + kSumBlock);
+                T s0 = 0, s1 = 0;
 #pragma omp simd reduction(+ : s0, s1)
-            for (int64_t i = first; i < last; ++i) {
-              T t0, t1;
-              term(i, c, &t0, &t1);
-              s0 += t0;
-              s1 += t1;
+                for (int64_t i = first; i < last; ++i) {
+                  T t0, t1;
+                  term(i, c, &t0, &t1);
+                  s0 += t0;
+                  s1 += t1;
+                }
+                acc0 += s0;
+                acc1 += s1;
+              }
             }
-            acc0 += s0;
-            acc1 += s1;
+            out[2 * c] = acc0;
+            out[2 * c + 1] = acc1;
           }
-        }
-        out[2 * c] = acc0;
-        out[2 * c + 1] = acc1;
-      }
-    });
+        }));
     return;
   }
   // Channels last: blocks of outer rows, each with its own accumulators.
@@ -84,34 +87,35 @@ void ReduceChannels(KernelContext& ctx, const ChannelLayout& layout, const Term&
   const int64_t blocks = (outer + rows_per_block - 1) / rows_per_block;
   std::vector<double> partial(static_cast<size_t>(blocks * 2 * channels), 0.0);
   double* partial_data = partial.data();
-  ParallelForElements(ctx, blocks, 1, [=, &term](int64_t begin, int64_t end) {
-    for (int64_t block = begin; block < end; ++block) {
-      double* __restrict__ acc0 = partial_data + block * 2 * channels;
-      double* __restrict__ acc1 = acc0 + channels;
-      const int64_t last = std::min(outer, (block + 1) * rows_per_block);
-      for (int64_t o = block * rows_per_block; o < last; ++o) {
-        const int64_t base = o * row;
-        if (inner == 1) {
+  ParallelForElements(ctx, blocks, 1,
+                      PerIsa([=, &term](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                        for (int64_t block = begin; block < end; ++block) {
+                          double* __restrict__ acc0 = partial_data + block * 2 * channels;
+                          double* __restrict__ acc1 = acc0 + channels;
+                          const int64_t last = std::min(outer, (block + 1) * rows_per_block);
+                          for (int64_t o = block * rows_per_block; o < last; ++o) {
+                            const int64_t base = o * row;
+                            if (inner == 1) {
 #pragma omp simd
-          for (int64_t c = 0; c < channels; ++c) {
-            T t0, t1;
-            term(base + c, c, &t0, &t1);
-            acc0[c] += t0;
-            acc1[c] += t1;
-          }
-        } else {
-          for (int64_t c = 0; c < channels; ++c) {
-            for (int64_t i = 0; i < inner; ++i) {
-              T t0, t1;
-              term(base + c * inner + i, c, &t0, &t1);
-              acc0[c] += t0;
-              acc1[c] += t1;
-            }
-          }
-        }
-      }
-    }
-  });
+                              for (int64_t c = 0; c < channels; ++c) {
+                                T t0, t1;
+                                term(base + c, c, &t0, &t1);
+                                acc0[c] += t0;
+                                acc1[c] += t1;
+                              }
+                            } else {
+                              for (int64_t c = 0; c < channels; ++c) {
+                                for (int64_t i = 0; i < inner; ++i) {
+                                  T t0, t1;
+                                  term(base + c * inner + i, c, &t0, &t1);
+                                  acc0[c] += t0;
+                                  acc1[c] += t1;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }));
   for (int64_t block = 0; block < blocks; ++block) {
     const double* acc = partial_data + block * 2 * channels;
     for (int64_t c = 0; c < channels; ++c) {
@@ -128,45 +132,48 @@ void ChannelAffine(KernelContext& ctx, const ChannelLayout& layout, const T* x, 
   const int64_t channels = layout.channels, inner = layout.inner;
   const int64_t rows = layout.outer * channels;  // one (o, c) run of `inner` values per row
   if (inner >= kMinRun) {
-    ParallelForRows(ctx, rows, inner, [=](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t c = r % channels;
-        const T ac = a[c], bc = b[c];
-        const T* __restrict__ xr = x + r * inner;
-        T* __restrict__ yr = out + r * inner;
-        if (z == nullptr) {
-          for (int64_t i = 0; i < inner; ++i) { yr[i] = ac * xr[i] + bc; }
-        } else {
-          const T dc = d[c];
-          const T* __restrict__ zr = z + r * inner;
-          for (int64_t i = 0; i < inner; ++i) { yr[i] = ac * xr[i] + dc * zr[i] + bc; }
-        }
-      }
-    });
+    ParallelForRows(ctx, rows, inner, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t r = begin; r < end; ++r) {
+                        const int64_t c = r % channels;
+                        const T ac = a[c], bc = b[c];
+                        const T* __restrict__ xr = x + r * inner;
+                        T* __restrict__ yr = out + r * inner;
+                        if (z == nullptr) {
+                          for (int64_t i = 0; i < inner; ++i) { yr[i] = ac * xr[i] + bc; }
+                        } else {
+                          const T dc = d[c];
+                          const T* __restrict__ zr = z + r * inner;
+                          for (int64_t i = 0; i < inner; ++i) {
+                            yr[i] = ac * xr[i] + dc * zr[i] + bc;
+                          }
+                        }
+                      }
+                    }));
     return;
   }
   const int64_t row = channels * inner;
-  ParallelForRows(ctx, layout.outer, row, [=](int64_t begin, int64_t end) {
-    for (int64_t o = begin; o < end; ++o) {
-      const T* __restrict__ xr = x + o * row;
-      T* __restrict__ yr = out + o * row;
-      if (inner == 1) {
-        if (z == nullptr) {
-          for (int64_t c = 0; c < channels; ++c) { yr[c] = a[c] * xr[c] + b[c]; }
-        } else {
-          const T* __restrict__ zr = z + o * row;
-          for (int64_t c = 0; c < channels; ++c) { yr[c] = a[c] * xr[c] + d[c] * zr[c] + b[c]; }
-        }
-      } else {
-        for (int64_t c = 0; c < channels; ++c) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const int64_t k = c * inner + i;
-            yr[k] = a[c] * xr[k] + b[c] + (z == nullptr ? T(0) : d[c] * z[o * row + k]);
+  ParallelForRows(
+      ctx, layout.outer, row, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+        for (int64_t o = begin; o < end; ++o) {
+          const T* __restrict__ xr = x + o * row;
+          T* __restrict__ yr = out + o * row;
+          if (inner == 1) {
+            if (z == nullptr) {
+              for (int64_t c = 0; c < channels; ++c) { yr[c] = a[c] * xr[c] + b[c]; }
+            } else {
+              const T* __restrict__ zr = z + o * row;
+              for (int64_t c = 0; c < channels; ++c) { yr[c] = a[c] * xr[c] + d[c] * zr[c] + b[c]; }
+            }
+          } else {
+            for (int64_t c = 0; c < channels; ++c) {
+              for (int64_t i = 0; i < inner; ++i) {
+                const int64_t k = c * inner + i;
+                yr[k] = a[c] * xr[k] + b[c] + (z == nullptr ? T(0) : d[c] * z[o * row + k]);
+              }
+            }
           }
         }
-      }
-    }
-  });
+      }));
 }
 
 template <typename T>
@@ -180,10 +187,13 @@ class BatchNormMeanKernel final : public Kernel {
   explicit BatchNormMeanKernel(const KernelInitContext& ctx) : layout_(ctx, "x") {}
   void Forward(KernelContext& ctx) override {
     const T* x = ctx.Input("x").data<T>();
-    ReduceChannels<T>(ctx, layout_, [x](int64_t i, int64_t, T* t0, T* t1) {
-      *t0 = x[i];
-      *t1 = T(0);
-    }, &sums_);
+    ReduceChannels<T>(
+        ctx, layout_,
+        [x](int64_t i, int64_t, T* t0, T* t1) ONEFLOW_PER_ISA_BODY {
+          *t0 = x[i];
+          *t1 = T(0);
+        },
+        &sums_);
     T* mean = ctx.Output("mean").mut_data<T>();
     const double divisor = std::max<int64_t>(layout_.logical_count, 1);
     for (int64_t c = 0; c < layout_.channels; ++c) { mean[c] = static_cast<T>(sums_[2 * c] / divisor); }
@@ -201,11 +211,14 @@ class BatchNormVarianceKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     const T* x = ctx.Input("x").data<T>();
     const T* mean = ctx.Input("mean").data<T>();
-    ReduceChannels<T>(ctx, layout_, [x, mean](int64_t i, int64_t c, T* t0, T* t1) {
-      const T centered = x[i] - mean[c];
-      *t0 = centered * centered;
-      *t1 = T(0);
-    }, &sums_);
+    ReduceChannels<T>(
+        ctx, layout_,
+        [x, mean](int64_t i, int64_t c, T* t0, T* t1) ONEFLOW_PER_ISA_BODY {
+          const T centered = x[i] - mean[c];
+          *t0 = centered * centered;
+          *t1 = T(0);
+        },
+        &sums_);
     T* variance = ctx.Output("variance").mut_data<T>();
     const double divisor = std::max<int64_t>(layout_.logical_count, 1);
     for (int64_t c = 0; c < layout_.channels; ++c) {
@@ -273,30 +286,31 @@ void GradStatsChannelsFirst(KernelContext& ctx, const ChannelLayout& layout, con
   sums->assign(2 * channels, 0.0);
   double* out = sums->data();
   const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(outer * inner, 1));
-  ParallelForElements(ctx, channels, grain, [=](int64_t begin, int64_t end) {
-    for (int64_t c = begin; c < end; ++c) {
-      const T m = mean[c];
-      double acc0 = 0, acc1 = 0;
-      for (int64_t o = 0; o < outer; ++o) {
-        const T* __restrict__ xr = x + (o * channels + c) * inner;
-        const T* __restrict__ dyr = dy + (o * channels + c) * inner;
-        for (int64_t block = 0; block < inner; block += kSumBlock) {
-          const int64_t last = std::min(inner, block + kSumBlock);
-          T s0 = 0, s1 = 0;
+  ParallelForElements(ctx, channels, grain,
+                      PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                        for (int64_t c = begin; c < end; ++c) {
+                          const T m = mean[c];
+                          double acc0 = 0, acc1 = 0;
+                          for (int64_t o = 0; o < outer; ++o) {
+                            const T* __restrict__ xr = x + (o * channels + c) * inner;
+                            const T* __restrict__ dyr = dy + (o * channels + c) * inner;
+                            for (int64_t block = 0; block < inner; block += kSumBlock) {
+                              const int64_t last = std::min(inner, block + kSumBlock);
+                              T s0 = 0, s1 = 0;
 #pragma omp simd reduction(+ : s0, s1)
-          for (int64_t i = block; i < last; ++i) {
-            const T d = dyr[i];
-            s0 += d;
-            s1 += d * (xr[i] - m);
-          }
-          acc0 += s0;
-          acc1 += s1;
-        }
-      }
-      out[2 * c] = acc0;
-      out[2 * c + 1] = acc1;
-    }
-  });
+                              for (int64_t i = block; i < last; ++i) {
+                                const T d = dyr[i];
+                                s0 += d;
+                                s1 += d * (xr[i] - m);
+                              }
+                              acc0 += s0;
+                              acc1 += s1;
+                            }
+                          }
+                          out[2 * c] = acc0;
+                          out[2 * c + 1] = acc1;
+                        }
+                      }));
 }
 
 // sum_dy[c] = sum dy; sum_dy_xhat[c] = sum dy (x - mean) / sqrt(variance + epsilon).
@@ -309,10 +323,13 @@ void GradStats(KernelContext& ctx, const ChannelLayout& layout, double epsilon,
   if (layout.inner >= kMinRun) {
     GradStatsChannelsFirst(ctx, layout, x, dy, mean, sums);
   } else {
-    ReduceChannels<T>(ctx, layout, [x, dy, mean](int64_t i, int64_t c, T* t0, T* t1) {
-      *t0 = dy[i];
-      *t1 = dy[i] * (x[i] - mean[c]);
-    }, sums);
+    ReduceChannels<T>(
+        ctx, layout,
+        [x, dy, mean](int64_t i, int64_t c, T* t0, T* t1) ONEFLOW_PER_ISA_BODY {
+          *t0 = dy[i];
+          *t1 = dy[i] * (x[i] - mean[c]);
+        },
+        sums);
   }
   const T* variance = ctx.Input("variance").data<T>();
   for (int64_t c = 0; c < layout.channels; ++c) {

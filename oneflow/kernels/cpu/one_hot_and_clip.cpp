@@ -5,6 +5,7 @@
 
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -37,12 +38,13 @@ class OneHotKernel final : public Kernel {
     const int64_t depth = depth_;
     const T on = on_;
     const T off = off_;
-    ParallelForRows(ctx, indices.elem_count(), depth, [=](int64_t begin, int64_t end) {
-      std::fill(out + begin * depth, out + end * depth, off);
-      for (int64_t row = begin; row < end; ++row) {
-        out[row * depth + IndexAt(index_type, data, row)] = on;
-      }
-    });
+    ParallelForRows(ctx, indices.elem_count(), depth,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      std::fill(out + begin * depth, out + end * depth, off);
+                      for (int64_t row = begin; row < end; ++row) {
+                        out[row * depth + IndexAt(index_type, data, row)] = on;
+                      }
+                    }));
   }
 
  private:
@@ -74,14 +76,14 @@ class ClipKernel final : public Kernel {
     T* y = ctx.Output("y").mut_data<T>();
     const ClipBounds<T> b = bounds_;
     ParallelForElements(ctx, ctx.Input("x").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) {
                             T value = x[i];
                             if (b.has_min && value < b.min) { value = b.min; }
                             if (b.has_max && value > b.max) { value = b.max; }
                             y[i] = value;
                           }
-                        });
+                        }));
   }
 
  private:
@@ -98,13 +100,13 @@ class ClipGradKernel final : public Kernel {
     T* dx = ctx.Output("dx").mut_data<T>();
     const ClipBounds<T> b = bounds_;
     ParallelForElements(ctx, ctx.Input("x").elem_count(), kElementwiseGrain,
-                        [=](int64_t begin, int64_t end) {
+                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) {
                             const bool clipped =
                                 (b.has_min && x[i] < b.min) || (b.has_max && x[i] > b.max);
                             dx[i] = clipped ? T(0) : dy[i];
                           }
-                        });
+                        }));
   }
 
  private:

@@ -125,8 +125,8 @@ constexpr int64_t kReduceChunk = 512;
 
 // The reduction of x[0, count) with kReduceLanes independent accumulators merged pairwise.
 template <typename Reducer, typename T>
-OF_ELEMENTWISE_CLONES typename Reducer::Acc ReduceContiguous(const T* __restrict__ x,
-                                                             int64_t count) {
+ONEFLOW_CPU_DISPATCH typename Reducer::Acc ReduceContiguous(const T* __restrict__ x,
+                                                            int64_t count) {
   using Acc = typename Reducer::Acc;
   Acc lanes[kReduceLanes];
   for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Identity(); }
@@ -143,9 +143,8 @@ OF_ELEMENTWISE_CLONES typename Reducer::Acc ReduceContiguous(const T* __restrict
 
 // acc[j] combined with rows[r * row_stride + j] for r in [0, rows), j in [0, width).
 template <typename Reducer, typename T>
-OF_ELEMENTWISE_CLONES void AccumulateRows(const T* __restrict__ x, int64_t rows,
-                                          int64_t row_stride, int64_t width,
-                                          typename Reducer::Acc* __restrict__ acc) {
+ONEFLOW_CPU_DISPATCH void AccumulateRows(const T* __restrict__ x, int64_t rows, int64_t row_stride,
+                                         int64_t width, typename Reducer::Acc* __restrict__ acc) {
   int64_t r = 0;
   for (; r + 4 <= rows; r += 4) {
     const T* __restrict__ x0 = x + r * row_stride;

@@ -2,13 +2,15 @@
 // (outer, classes, inner) around the axis. inner == 1 (the last axis) runs one contiguous row
 // at a time (softmax_row.h); otherwise each outer slice keeps per-position running maxima and
 // sums in vectors of length inner, so every loop runs over contiguous memory and vectorizes
-// (no transposes). Outer slices are split over the compute threads.
+// (no transposes). Outer slices are split over the compute threads; the loops run per vector
+// ISA (cpu_dispatch.h).
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/softmax_row.h"
 #include "oneflow/kernels/fast_math.h"
@@ -32,8 +34,9 @@ struct AxisLayout {
 
 // Softmax (kLog: log-softmax) of one (classes, inner) slice along the classes.
 template <typename T, bool kLog>
-void SoftmaxSlice(const T* __restrict__ x, T* __restrict__ y, int64_t classes, int64_t inner,
-                  T* __restrict__ max_value, T* __restrict__ sum) {
+ONEFLOW_CPU_DISPATCH void SoftmaxSlice(const T* __restrict__ x, T* __restrict__ y, int64_t classes,
+                                       int64_t inner, T* __restrict__ max_value,
+                                       T* __restrict__ sum) {
   for (int64_t i = 0; i < inner; ++i) {
     max_value[i] = x[i];
     sum[i] = T(0);
@@ -79,15 +82,16 @@ class SoftmaxKernel final : public Kernel {
     if (layout.classes == 0 || layout.inner == 0) { return; }
     if (layout.inner == 1) {
       const int64_t classes = layout.classes;
-      ParallelForRows(ctx, layout.outer, classes, [=](int64_t begin, int64_t end) {
-        for (int64_t row = begin; row < end; ++row) {
-          if (kLog) {
-            LogSoftmaxRow(in + row * classes, out + row * classes, classes);
-          } else {
-            SoftmaxRow(in + row * classes, out + row * classes, classes);
-          }
-        }
-      });
+      ParallelForRows(ctx, layout.outer, classes,
+                      PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                        for (int64_t row = begin; row < end; ++row) {
+                          if (kLog) {
+                            LogSoftmaxRow(in + row * classes, out + row * classes, classes);
+                          } else {
+                            SoftmaxRow(in + row * classes, out + row * classes, classes);
+                          }
+                        }
+                      }));
       return;
     }
     ParallelForRows(ctx, layout.outer, layout.slice(), [=](int64_t begin, int64_t end) {
@@ -116,37 +120,39 @@ class SoftmaxGradKernel final : public Kernel {
     const AxisLayout layout = layout_;
     if (layout.classes == 0 || layout.inner == 0) { return; }
     const int64_t classes = layout.classes, inner = layout.inner;
-    ParallelForRows(ctx, layout.outer, layout.slice(), [=](int64_t begin, int64_t end) {
-      std::vector<T> dot(inner);
-      for (int64_t o = begin; o < end; ++o) {
-        const T* __restrict__ y = y_data + o * layout.slice();
-        const T* __restrict__ dy = dy_data + o * layout.slice();
-        T* __restrict__ dx = dx_data + o * layout.slice();
-        T* __restrict__ d = dot.data();
-        if (inner == 1) {
-          T sum = T(0);
+    ParallelForRows(
+        ctx, layout.outer, layout.slice(),
+        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          std::vector<T> dot(inner);
+          for (int64_t o = begin; o < end; ++o) {
+            const T* __restrict__ y = y_data + o * layout.slice();
+            const T* __restrict__ dy = dy_data + o * layout.slice();
+            T* __restrict__ dx = dx_data + o * layout.slice();
+            T* __restrict__ d = dot.data();
+            if (inner == 1) {
+              T sum = T(0);
 #pragma omp simd reduction(+ : sum)
-          for (int64_t c = 0; c < classes; ++c) { sum += kLog ? dy[c] : y[c] * dy[c]; }
-          for (int64_t c = 0; c < classes; ++c) {
-            dx[c] = kLog ? dy[c] - fast_math::Exp(y[c]) * sum : y[c] * (dy[c] - sum);
+              for (int64_t c = 0; c < classes; ++c) { sum += kLog ? dy[c] : y[c] * dy[c]; }
+              for (int64_t c = 0; c < classes; ++c) {
+                dx[c] = kLog ? dy[c] - fast_math::Exp(y[c]) * sum : y[c] * (dy[c] - sum);
+              }
+              continue;
+            }
+            for (int64_t i = 0; i < inner; ++i) { d[i] = T(0); }
+            for (int64_t c = 0; c < classes; ++c) {
+              for (int64_t i = 0; i < inner; ++i) {
+                const int64_t k = c * inner + i;
+                d[i] += kLog ? dy[k] : y[k] * dy[k];
+              }
+            }
+            for (int64_t c = 0; c < classes; ++c) {
+              for (int64_t i = 0; i < inner; ++i) {
+                const int64_t k = c * inner + i;
+                dx[k] = kLog ? dy[k] - fast_math::Exp(y[k]) * d[i] : y[k] * (dy[k] - d[i]);
+              }
+            }
           }
-          continue;
-        }
-        for (int64_t i = 0; i < inner; ++i) { d[i] = T(0); }
-        for (int64_t c = 0; c < classes; ++c) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const int64_t k = c * inner + i;
-            d[i] += kLog ? dy[k] : y[k] * dy[k];
-          }
-        }
-        for (int64_t c = 0; c < classes; ++c) {
-          for (int64_t i = 0; i < inner; ++i) {
-            const int64_t k = c * inner + i;
-            dx[k] = kLog ? dy[k] - fast_math::Exp(y[k]) * d[i] : y[k] * (dy[k] - d[i]);
-          }
-        }
-      }
-    });
+        }));
   }
 
  private:

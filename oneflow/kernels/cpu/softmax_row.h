@@ -1,11 +1,13 @@
 #pragma once
 // One row of a numerically stable softmax, shared by the softmax and softmax cross-entropy
-// kernels. Float rows use fast_math's vectorizable exp and log.
+// kernels. Float rows use fast_math's vectorizable exp and log. Callers run them inside per-ISA
+// clones (cpu_dispatch.h); they are forced inline so that they get the clone's vector ISA.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/fast_math.h"
 
 namespace oneflow {
@@ -13,7 +15,7 @@ namespace oneflow {
 // Writes softmax(x) into y for a row of n > 0 values and returns logsumexp(x). The row maximum
 // is subtracted before exp, so large logits neither overflow nor lose the result.
 template <typename T>
-inline T SoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
+ONEFLOW_PER_ISA_BODY inline T SoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
   T max_value = x[0];
 #pragma omp simd reduction(max : max_value)
   for (int64_t c = 1; c < n; ++c) { max_value = std::max(max_value, x[c]); }
@@ -30,7 +32,8 @@ inline T SoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
 
 // Writes log(softmax(x)) into y for a row of n > 0 values.
 template <typename T>
-inline void LogSoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
+ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRow(const T* __restrict__ x, T* __restrict__ y,
+                                               int64_t n) {
   T max_value = x[0];
 #pragma omp simd reduction(max : max_value)
   for (int64_t c = 1; c < n; ++c) { max_value = std::max(max_value, x[c]); }

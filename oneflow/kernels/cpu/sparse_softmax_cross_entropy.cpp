@@ -8,6 +8,7 @@
 #include "oneflow/common/data_type.h"
 #include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/softmax_row.h"
 
@@ -48,13 +49,15 @@ class SparseSoftmaxCrossEntropyKernel final : public Kernel {
     T* prob = ctx.Output("prob").mut_data<T>();
     T* out = ctx.Output("out").mut_data<T>();
     const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [&, prediction, prob, out](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const T* x = prediction + row * classes;
-        // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
-        out[row] = SoftmaxRow(x, prob + row * classes, classes) - x[LabelAt(label, row)];
-      }
-    });
+    ParallelForRows(
+        ctx, rows_, classes,
+        PerIsa([&, prediction, prob, out](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          for (int64_t row = begin; row < end; ++row) {
+            const T* x = prediction + row * classes;
+            // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
+            out[row] = SoftmaxRow(x, prob + row * classes, classes) - x[LabelAt(label, row)];
+          }
+        }));
   }
 
  private:
@@ -77,15 +80,16 @@ class SparseSoftmaxCrossEntropyGradKernel final : public Kernel {
     const T* dy = ctx.Input("dy").data<T>();
     T* diff = ctx.Output("prediction_diff").mut_data<T>();
     const int64_t classes = classes_;
-    ParallelForRows(ctx, rows_, classes, [&, prob, dy, diff](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const T* __restrict__ p = prob + row * classes;
-        T* __restrict__ d = diff + row * classes;
-        const T scale = dy[row];
-        for (int64_t c = 0; c < classes; ++c) { d[c] = p[c] * scale; }
-        d[LabelAt(label, row)] -= scale;
-      }
-    });
+    ParallelForRows(ctx, rows_, classes,
+                    PerIsa([&, prob, dy, diff](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      for (int64_t row = begin; row < end; ++row) {
+                        const T* __restrict__ p = prob + row * classes;
+                        T* __restrict__ d = diff + row * classes;
+                        const T scale = dy[row];
+                        for (int64_t c = 0; c < classes; ++c) { d[c] = p[c] * scale; }
+                        d[LabelAt(label, row)] -= scale;
+                      }
+                    }));
   }
 
  private:

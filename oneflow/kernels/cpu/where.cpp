@@ -15,10 +15,10 @@ namespace {
 
 // One row; strides are 1 (contiguous) or 0 (one repeated value).
 template <typename C, typename T>
-OF_ELEMENTWISE_CLONES void WhereRow(const C* __restrict__ condition, int64_t condition_stride,
-                                    const T* __restrict__ x, int64_t x_stride,
-                                    const T* __restrict__ y, int64_t y_stride,
-                                    T* __restrict__ out, int64_t count) {
+ONEFLOW_CPU_DISPATCH void WhereRow(const C* __restrict__ condition, int64_t condition_stride,
+                                   const T* __restrict__ x, int64_t x_stride,
+                                   const T* __restrict__ y, int64_t y_stride, T* __restrict__ out,
+                                   int64_t count) {
   if (condition_stride == 1 && x_stride == 1 && y_stride == 1) {
     for (int64_t i = 0; i < count; ++i) { out[i] = condition[i] != 0 ? x[i] : y[i]; }
     return;
