@@ -56,52 +56,56 @@ bool PointToPoint::IsCancellation(std::exception_ptr error) {
 
 void PointToPoint::Transfer(bool send, int64_t peer, int64_t channel, void* data, int64_t bytes,
                             Done done) {
-  WorkerOf(send, channel).Post([this, send, peer, channel, data, bytes, done = std::move(done)] {
-    std::exception_ptr error;
-    const std::pair<bool, int64_t> key{send, channel};
-    try {
-      std::unique_ptr<gloo::transport::UnboundBuffer> buffer =
-          plane_.world()->createUnboundBuffer(data, static_cast<size_t>(bytes));
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (aborted_) { throw Error(ErrorKind::kRuntime) << "the data plane was stopped"; }
-        if (!send && cancelled_.count(channel)) { throw TransferCancelled(); }
-        waiting_[key] = buffer.get();
-      }
-      bool completed = false;
-      const uint64_t slot = slot_base_ | static_cast<uint64_t>(channel);
+  const std::pair<bool, int64_t> key{send, channel};
+  auto describe = [send, peer, channel](Error error) {
+    error.AddContext(std::string(send ? "sending to" : "receiving from") + " machine " +
+                     std::to_string(peer) + " on channel " + std::to_string(channel));
+    return std::make_exception_ptr(error);
+  };
+  // Posted here, at once (the peer's transfer can proceed without waiting for a worker to wake);
+  // waited for on the channel's worker, in posting order.
+  std::shared_ptr<gloo::transport::UnboundBuffer> buffer;
+  std::exception_ptr error;
+  try {
+    buffer = plane_.world()->createUnboundBuffer(data, static_cast<size_t>(bytes));
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (aborted_) { throw Error(ErrorKind::kRuntime) << "the data plane was stopped"; }
+    if (!send && cancelled_.count(channel)) { throw TransferCancelled(); }
+    const uint64_t slot = slot_base_ | static_cast<uint64_t>(channel);
+    if (send) {
+      buffer->send(static_cast<int>(peer), slot);
+    } else {
+      buffer->recv(static_cast<int>(peer), slot);
+    }
+    waiting_[key].insert(buffer.get());
+  } catch (TransferCancelled&) {
+    error = std::current_exception();
+  } catch (Error& cause) {
+    error = describe(cause);
+  } catch (std::exception& cause) {
+    error = describe(Error(ErrorKind::kPeerLost) << "failed (did its process stop?): " << cause.what());
+  }
+  WorkerOf(send, channel).Post([this, key, send, buffer, error, describe,
+                                done = std::move(done)]() mutable {
+    if (!error) {
       try {
-        if (send) {
-          buffer->send(static_cast<int>(peer), slot);
-          completed = buffer->waitSend(DataPlane::kTransferTimeout);
-        } else {
-          buffer->recv(static_cast<int>(peer), slot);
-          completed = buffer->waitRecv(DataPlane::kTransferTimeout);
-        }
-      } catch (...) {
+        const bool completed = send ? buffer->waitSend(DataPlane::kTransferTimeout)
+                                    : buffer->waitRecv(DataPlane::kTransferTimeout);
         std::lock_guard<std::mutex> lock(mutex_);
-        waiting_.erase(key);
-        throw;
+        if (!completed) {
+          if (!send && cancelled_.count(key.second) && !aborted_) { throw TransferCancelled(); }
+          throw Error(ErrorKind::kRuntime) << "the data plane was stopped";
+        }
+      } catch (TransferCancelled&) {
+        error = std::current_exception();
+      } catch (Error& cause) {
+        error = describe(cause);
+      } catch (std::exception& cause) {
+        error = describe(Error(ErrorKind::kPeerLost)
+                         << "failed (did its process stop?): " << cause.what());
       }
       std::lock_guard<std::mutex> lock(mutex_);
-      waiting_.erase(key);
-      if (!completed) {
-        if (!send && cancelled_.count(channel) && !aborted_) { throw TransferCancelled(); }
-        throw Error(ErrorKind::kRuntime) << "the data plane was stopped";
-      }
-    } catch (TransferCancelled&) {
-      error = std::current_exception();
-    } catch (Error& cause) {
-      Error wrapped(cause.kind());
-      wrapped << cause.what();
-      wrapped.AddContext(std::string(send ? "sending to" : "receiving from") + " machine " +
-                         std::to_string(peer) + " on channel " + std::to_string(channel));
-      error = std::make_exception_ptr(wrapped);
-    } catch (std::exception& cause) {
-      error = std::make_exception_ptr(
-          Error(ErrorKind::kPeerLost) << (send ? "sending to" : "receiving from") << " machine "
-                                     << peer << " on channel " << channel
-                                     << " failed (did its process stop?): " << cause.what());
+      waiting_[key].erase(buffer.get());
     }
     done(error);
   });
@@ -111,17 +115,20 @@ void PointToPoint::CancelRecv(int64_t channel) {
   std::lock_guard<std::mutex> lock(mutex_);
   cancelled_.insert(channel);
   auto it = waiting_.find({false, channel});
-  if (it != waiting_.end()) { it->second->abortWaitRecv(); }
+  if (it == waiting_.end()) { return; }
+  for (gloo::transport::UnboundBuffer* buffer : it->second) { buffer->abortWaitRecv(); }
 }
 
 void PointToPoint::Abort() {
   std::lock_guard<std::mutex> lock(mutex_);
   aborted_ = true;
   for (auto& entry : waiting_) {
-    if (entry.first.first) {
-      entry.second->abortWaitSend();
-    } else {
-      entry.second->abortWaitRecv();
+    for (gloo::transport::UnboundBuffer* buffer : entry.second) {
+      if (entry.first.first) {
+        buffer->abortWaitSend();
+      } else {
+        buffer->abortWaitRecv();
+      }
     }
   }
 }

@@ -1,9 +1,11 @@
 #pragma once
 // Point-to-point transfers of registers between machines, over the data plane's world context.
 // A channel (its id is fixed by the compiler: one per send/recv task pair) carries the pieces of
-// one register desc in order; each channel end has its own SerialWorker, so a transfer waiting
-// for its peer never holds up another channel. Asynchronous: Send/Recv return at once and `done`
-// runs on the channel's worker when the bytes have left (arrived).
+// one register desc in order. A transfer is posted to Gloo by the caller at once (so the peer's
+// side proceeds without waiting for a thread to wake); each channel end has its own SerialWorker
+// that waits for its transfers in order, so a transfer waiting for its peer never holds up
+// another channel. Asynchronous: Send/Recv return at once and `done` runs on the channel's worker
+// when the bytes have left (arrived).
 //
 // Gloo slots are (generation, channel): a Plan's transfers never match another Plan's, even one
 // left posted by a cancelled receive.
@@ -53,8 +55,8 @@ class PointToPoint {
   bool aborted_ = false;
   std::set<int64_t> cancelled_;  // channels whose receives are cancelled
   std::map<std::pair<bool, int64_t>, std::unique_ptr<SerialWorker>> workers_;
-  // Transfers being waited for, by (send, channel).
-  std::map<std::pair<bool, int64_t>, gloo::transport::UnboundBuffer*> waiting_;
+  // Transfers posted and not finished, by (send, channel).
+  std::map<std::pair<bool, int64_t>, std::set<gloo::transport::UnboundBuffer*>> waiting_;
 };
 
 }  // namespace oneflow

@@ -1,9 +1,12 @@
 #include "oneflow/session/worker.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <mutex>
 
 #include "oneflow/common/error.h"
+#include "oneflow/runtime/act_event.h"
 #include "oneflow/runtime/runtime.h"
 #include "oneflow/session/cluster.h"
 #include "oneflow/session/variable_store.h"
@@ -88,6 +91,13 @@ class Worker {
     options.machine_id = cluster_.machine_id();
     options.data_plane = &cluster_.data_plane();
     options.generation = generation_;
+    // ONEFLOW_ACT_EVENT_FILE=<path>: this machine's actor timeline goes to <path>.machine<m>.
+    const char* timeline = std::getenv("ONEFLOW_ACT_EVENT_FILE");
+    timeline_file_ = timeline == nullptr || *timeline == '\0'
+                         ? ""
+                         : std::string(timeline) + ".machine" +
+                               std::to_string(cluster_.machine_id());
+    options.collect_act_events = !timeline_file_.empty();
     Cluster* cluster = &cluster_;
     options.explain_peer_lost = [cluster] { return cluster->AwaitPeerFailure(); };
     // Machine 0 learns at once that this machine's part of every call is lost.
@@ -109,6 +119,9 @@ class Worker {
     }
     runtime_->Stop();
     const bool aborted = runtime_->aborted();
+    if (!timeline_file_.empty()) {
+      std::ofstream(timeline_file_) << ActEventsToChromeTrace(runtime_->ActEvents());
+    }
     {
       std::lock_guard<std::mutex> lock(runtime_mutex_);
       runtime_.reset();
@@ -121,6 +134,7 @@ class Worker {
   WatchHandler watch_handler_ = [](int64_t, const HostTensor&) {};
   Plan plan_;
   int64_t generation_ = 0;
+  std::string timeline_file_;  // where this machine's actor timeline goes, if anywhere
   std::mutex runtime_mutex_;  // runtime_ against the failure handler's thread
   std::unique_ptr<Runtime> runtime_;
 };
