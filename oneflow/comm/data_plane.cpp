@@ -21,9 +21,9 @@ DataPlane::DataPlane(gloo::rendezvous::Store& store, const std::string& prefix, 
     attr.hostname = hostname;
     device_ = gloo::transport::tcp::CreateDevice(attr);
   } catch (std::exception& error) {
-    throw Error(ErrorKind::kRuntime) << "machine " << machine_id
-                                     << ": cannot open the data plane (Gloo TCP) on address '"
-                                     << hostname << "': " << error.what();
+    throw Error(ErrorKind::kRuntime)
+        << "machine " << machine_id << ": cannot open the data plane (Gloo TCP) on address '"
+        << hostname << "': " << error.what();
   }
   world_ = ConnectGroup("world", machine_id, machine_num);
 }
@@ -32,15 +32,13 @@ DataPlane::~DataPlane() = default;
 
 std::shared_ptr<gloo::Context> DataPlane::ConnectGroup(const std::string& key, int64_t rank,
                                                        int64_t size) {
-  auto context = std::make_shared<gloo::rendezvous::Context>(static_cast<int>(rank),
-                                                             static_cast<int>(size));
+  auto context =
+      std::make_shared<gloo::rendezvous::Context>(static_cast<int>(rank), static_cast<int>(size));
   context->setTimeout(kTransferTimeout);
   try {
     gloo::rendezvous::PrefixStore store(prefix_ + "/" + key, store_);
     context->connectFullMesh(store, device_);
-  } catch (Error&) {
-    throw;
-  } catch (std::exception& error) {
+  } catch (Error&) { throw; } catch (std::exception& error) {
     throw Error(ErrorKind::kRuntime) << "machine " << machine_id_ << " (address " << hostname_
                                      << "): connecting the data plane group '" << key << "' (rank "
                                      << rank << " of " << size << ") failed: " << error.what();

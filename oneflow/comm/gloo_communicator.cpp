@@ -192,18 +192,16 @@ void GlooCommunicator::Submit(const CollectiveCall& call, Done done) {
     std::exception_ptr error;
     try {
       RunCollective(context, call);
-    } catch (Error&) {
-      error = std::current_exception();
-    } catch (std::exception& cause) {
+    } catch (Error&) { error = std::current_exception(); } catch (std::exception& cause) {
       std::set<int64_t> peers(task_copy->rank_machine().begin(), task_copy->rank_machine().end());
       peers.erase(machine);
       std::string names;
       for (int64_t peer : peers) { names += (names.empty() ? "" : ", ") + std::to_string(peer); }
-      error = std::make_exception_ptr(
-          Error(ErrorKind::kPeerLost)
-          << CollectiveKindName(task_copy->kind()) << " of '" << task_copy->lbn() << "' with "
-          << (peers.size() == 1 ? "machine " : "machines ") << names
-          << " failed (did its process stop?): " << cause.what());
+      error = std::make_exception_ptr(Error(ErrorKind::kPeerLost)
+                                      << CollectiveKindName(task_copy->kind()) << " of '"
+                                      << task_copy->lbn() << "' with "
+                                      << (peers.size() == 1 ? "machine " : "machines ") << names
+                                      << " failed (did its process stop?): " << cause.what());
     }
     std::lock_guard<std::mutex> lock(liveness->mutex);
     if (liveness->alive) { done(error); }

@@ -35,8 +35,7 @@ SerialWorker& PointToPoint::WorkerOf(bool send, int64_t channel) {
   return *worker;
 }
 
-void PointToPoint::Send(int64_t peer, int64_t channel, const void* data, int64_t bytes,
-                        Done done) {
+void PointToPoint::Send(int64_t peer, int64_t channel, const void* data, int64_t bytes, Done done) {
   Transfer(true, peer, channel, const_cast<void*>(data), bytes, std::move(done));
 }
 
@@ -47,9 +46,7 @@ void PointToPoint::Recv(int64_t peer, int64_t channel, void* data, int64_t bytes
 bool PointToPoint::IsCancellation(std::exception_ptr error) {
   try {
     if (error) { std::rethrow_exception(error); }
-  } catch (TransferCancelled&) {
-    return true;
-  } catch (...) {
+  } catch (TransferCancelled&) { return true; } catch (...) {
   }
   return false;
 }
@@ -78,37 +75,34 @@ void PointToPoint::Transfer(bool send, int64_t peer, int64_t channel, void* data
       buffer->recv(static_cast<int>(peer), slot);
     }
     waiting_[key].insert(buffer.get());
-  } catch (TransferCancelled&) {
-    error = std::current_exception();
-  } catch (Error& cause) {
+  } catch (TransferCancelled&) { error = std::current_exception(); } catch (Error& cause) {
     error = describe(cause);
   } catch (std::exception& cause) {
-    error = describe(Error(ErrorKind::kPeerLost) << "failed (did its process stop?): " << cause.what());
+    error =
+        describe(Error(ErrorKind::kPeerLost) << "failed (did its process stop?): " << cause.what());
   }
-  WorkerOf(send, channel).Post([this, key, send, buffer, error, describe,
-                                done = std::move(done)]() mutable {
-    if (!error) {
-      try {
-        const bool completed = send ? buffer->waitSend(DataPlane::kTransferTimeout)
-                                    : buffer->waitRecv(DataPlane::kTransferTimeout);
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!completed) {
-          if (!send && cancelled_.count(key.second) && !aborted_) { throw TransferCancelled(); }
-          throw Error(ErrorKind::kRuntime) << "the data plane was stopped";
+  WorkerOf(send, channel)
+      .Post([this, key, send, buffer, error, describe, done = std::move(done)]() mutable {
+        if (!error) {
+          try {
+            const bool completed = send ? buffer->waitSend(DataPlane::kTransferTimeout)
+                                        : buffer->waitRecv(DataPlane::kTransferTimeout);
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!completed) {
+              if (!send && cancelled_.count(key.second) && !aborted_) { throw TransferCancelled(); }
+              throw Error(ErrorKind::kRuntime) << "the data plane was stopped";
+            }
+          } catch (TransferCancelled&) { error = std::current_exception(); } catch (Error& cause) {
+            error = describe(cause);
+          } catch (std::exception& cause) {
+            error = describe(Error(ErrorKind::kPeerLost)
+                             << "failed (did its process stop?): " << cause.what());
+          }
+          std::lock_guard<std::mutex> lock(mutex_);
+          waiting_[key].erase(buffer.get());
         }
-      } catch (TransferCancelled&) {
-        error = std::current_exception();
-      } catch (Error& cause) {
-        error = describe(cause);
-      } catch (std::exception& cause) {
-        error = describe(Error(ErrorKind::kPeerLost)
-                         << "failed (did its process stop?): " << cause.what());
-      }
-      std::lock_guard<std::mutex> lock(mutex_);
-      waiting_[key].erase(buffer.get());
-    }
-    done(error);
-  });
+        done(error);
+      });
 }
 
 void PointToPoint::CancelRecv(int64_t channel) {

@@ -1,12 +1,12 @@
 #include "oneflow/session/cluster.h"
 
+#include <cstring>
+#include <thread>
+
 #include "oneflow/comm/data_plane.h"
 #include "oneflow/common/error.h"
 #include "oneflow/control/gloo_store.h"
 #include "oneflow/session/variable_store.h"
-
-#include <cstring>
-#include <thread>
 
 namespace oneflow {
 
@@ -56,8 +56,8 @@ void StoreVariableParts(VariableStore& variables, const VariableValues& values) 
 Cluster::Cluster(const ClusterSpec& spec, const std::string& data_address) : spec_(spec) {
   control_ = std::make_unique<ControlPlane>(spec);
   store_ = std::make_unique<GlooStore>(*control_, "gloo/");
-  data_plane_ = std::make_unique<DataPlane>(*store_, "data", spec.rank, spec.world_size,
-                                            data_address);
+  data_plane_ =
+      std::make_unique<DataPlane>(*store_, "data", spec.rank, spec.world_size, data_address);
 }
 
 Cluster::~Cluster() {
@@ -97,8 +97,8 @@ std::string Cluster::AwaitAbort(int64_t machine, int64_t generation) {
 }
 
 std::string Cluster::AwaitPeerFailure() {
-  const auto deadline = std::chrono::steady_clock::now() + spec_.heartbeat_timeout +
-                        2 * spec_.heartbeat_interval;
+  const auto deadline =
+      std::chrono::steady_clock::now() + spec_.heartbeat_timeout + 2 * spec_.heartbeat_interval;
   while (std::chrono::steady_clock::now() < deadline) {
     std::string failure = control_->failure();
     if (!failure.empty()) { return failure; }

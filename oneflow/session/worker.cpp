@@ -40,7 +40,9 @@ class Worker {
       int64_t seq = 0;
       const ClusterCommand command = cluster_.NextCommand(&seq);
       switch (command.command_case()) {
-        case ClusterCommand::kStart: Answer(seq, [&](ClusterReply*) { Start(command.start()); }); break;
+        case ClusterCommand::kStart:
+          Answer(seq, [&](ClusterReply*) { Start(command.start()); });
+          break;
         case ClusterCommand::kStop:
           Answer(seq, [&](ClusterReply*) { StopPlan(command.abandon()); });
           break;
@@ -51,10 +53,13 @@ class Worker {
           });
           break;
         case ClusterCommand::kPushVariables:
-          Answer(seq, [&](ClusterReply*) { StoreVariableParts(variables_, command.push_variables()); });
+          Answer(seq,
+                 [&](ClusterReply*) { StoreVariableParts(variables_, command.push_variables()); });
           break;
-        case ClusterCommand::kHalt: return;
-        default: OF_CHECK(false) << "unknown cluster command " << command.command_case();
+        case ClusterCommand::kHalt:
+          return;
+        default:
+          OF_CHECK(false) << "unknown cluster command " << command.command_case();
       }
     }
   }
@@ -93,10 +98,10 @@ class Worker {
     options.generation = generation_;
     // ONEFLOW_ACT_EVENT_FILE=<path>: this machine's actor timeline goes to <path>.machine<m>.
     const char* timeline = std::getenv("ONEFLOW_ACT_EVENT_FILE");
-    timeline_file_ = timeline == nullptr || *timeline == '\0'
-                         ? ""
-                         : std::string(timeline) + ".machine" +
-                               std::to_string(cluster_.machine_id());
+    timeline_file_ =
+        timeline == nullptr || *timeline == '\0'
+            ? ""
+            : std::string(timeline) + ".machine" + std::to_string(cluster_.machine_id());
     options.collect_act_events = !timeline_file_.empty();
     Cluster* cluster = &cluster_;
     options.explain_peer_lost = [cluster] { return cluster->AwaitPeerFailure(); };
@@ -135,7 +140,7 @@ class Worker {
   Plan plan_;
   int64_t generation_ = 0;
   std::string timeline_file_;  // where this machine's actor timeline goes, if anywhere
-  std::mutex runtime_mutex_;  // runtime_ against the failure handler's thread
+  std::mutex runtime_mutex_;   // runtime_ against the failure handler's thread
   std::unique_ptr<Runtime> runtime_;
 };
 

@@ -3,40 +3,27 @@
 // acts once every leaf of an iteration is done and finishes that instance.
 // On the other machines of a job both only pass the tick on: their source tick reads machine 0's
 // (received over the data plane), their sink tick's register goes to machine 0's sink.
-#include <deque>
-
 #include "oneflow/common/error.h"
-#include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/actors/source_tick_actor.h"
 #include "oneflow/runtime/job_instance.h"
 
 namespace oneflow {
+
+void SourceTickActor::HandleCommand(const ActorMessage& message) {
+  if (message.type == ActorMessageType::kLaunch) {
+    pending_.push_back(message.job_instance);
+  } else if (message.type == ActorMessageType::kStop) {
+    stopping_ = true;
+  }
+}
+
+void SourceTickActor::NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) {
+  *piece_id = next_piece_id_++;
+  *instance = pending_.front();
+  pending_.pop_front();
+}
+
 namespace {
-
-class SourceTickActor final : public Actor {
- public:
-  using Actor::Actor;
-
- private:
-  void HandleCommand(const ActorMessage& message) override {
-    if (message.type == ActorMessageType::kLaunch) {
-      pending_.push_back(message.job_instance);
-    } else if (message.type == ActorMessageType::kStop) {
-      stopping_ = true;
-    }
-  }
-  bool CanAct() const override { return !consumed_ids().empty() || !pending_.empty(); }
-  bool SourceExhausted() const override { return stopping_ && pending_.empty(); }
-  void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) override {
-    *piece_id = next_piece_id_++;
-    *instance = pending_.front();
-    pending_.pop_front();
-  }
-  void Act(const std::vector<Regst*>&, const std::vector<Regst*>&) override {}
-
-  std::deque<std::shared_ptr<JobInstance>> pending_;
-  int64_t next_piece_id_ = 0;
-  bool stopping_ = false;
-};
 
 class SinkTickActor final : public Actor {
  public:

@@ -15,12 +15,12 @@
 // Transfers complete on the data plane's workers: a CompletionOrderStream keeps pieces in order.
 // A failed transfer means a peer is gone: it stops the runtime (every call in flight fails).
 #include <cstring>
-#include <deque>
 #include <memory>
 
 #include "oneflow/comm/point_to_point.h"
 #include "oneflow/common/error.h"
 #include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/actors/source_tick_actor.h"
 #include "oneflow/runtime/completion_order_stream.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/thread.h"
@@ -44,9 +44,7 @@ struct TickPayload {
     } catch (oneflow::Error& e) {
       kind = e.kind();
       message = e.what();
-    } catch (std::exception& e) {
-      message = e.what();
-    } catch (...) {
+    } catch (std::exception& e) { message = e.what(); } catch (...) {
       message = "unknown error";
     }
     error_kind = static_cast<int64_t>(kind);
@@ -55,9 +53,9 @@ struct TickPayload {
   }
   // The error again, of the same kind, saying where it happened.
   std::exception_ptr Error(int64_t machine) const {
-    return std::make_exception_ptr(
-        oneflow::Error(static_cast<ErrorKind>(error_kind))
-        << "on machine " << machine << ": " << std::string(error, static_cast<size_t>(error_size)));
+    return std::make_exception_ptr(oneflow::Error(static_cast<ErrorKind>(error_kind))
+                                   << "on machine " << machine << ": "
+                                   << std::string(error, static_cast<size_t>(error_size)));
   }
 };
 
@@ -158,9 +156,9 @@ class RecvActor final : public TransferActor {
                     [tick, done = std::move(done)](std::exception_ptr error) { done(error); });
         },
         [=] {
-          OF_CHECK(tick->piece_id == expected) << "channel " << id << " from machine " << peer
-                                               << " delivered piece " << tick->piece_id
-                                               << ", expected " << expected;
+          OF_CHECK(tick->piece_id == expected)
+              << "channel " << id << " from machine " << peer << " delivered piece "
+              << tick->piece_id << ", expected " << expected;
           if (tick->error_size > 0 && instance) { instance->AddError(tick->Error(peer)); }
         });
   }
@@ -169,10 +167,10 @@ class RecvActor final : public TransferActor {
 // Receives machine 0's source tick: each one that arrives starts an iteration here, as a launch
 // starts one on machine 0. The iteration's job instance is this machine's own (it gathers the
 // errors of the piece here; the sink tick sends them to machine 0).
-class RemoteLaunchActor final : public Actor {
+class RemoteLaunchActor final : public SourceTickActor {
  public:
   RemoteLaunchActor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
-      : Actor(task, context, device) {
+      : SourceTickActor(task, context, device) {
     OF_CHECK(context.point_to_point != nullptr)
         << "task " << task.task_id() << " receives from machine " << task.channel().peer_machine()
         << ", but this runtime has no data plane";
@@ -206,35 +204,21 @@ class RemoteLaunchActor final : public Actor {
           ActorMessage launch;
           launch.type = ActorMessageType::kLaunch;
           launch.dst_actor_id = self;
-          launch.job_instance = std::make_shared<JobInstance>(
-              "job " + std::to_string(job_id) + " on machine " +
-                  std::to_string(task().machine_id()),
-              std::map<std::string, HostTensor>());
+          launch.job_instance =
+              std::make_shared<JobInstance>("job " + std::to_string(job_id) + " on machine " +
+                                                std::to_string(task().machine_id()),
+                                            std::map<std::string, HostTensor>());
           context->bus->Send(std::move(launch));
         });
   }
 
   void HandleCommand(const ActorMessage& message) override {
-    if (message.type == ActorMessageType::kLaunch) {
-      pending_.push_back(message.job_instance);
-    } else if (message.type == ActorMessageType::kStop) {
+    if (message.type == ActorMessageType::kStop) {
       // Machine 0 has stopped: nothing more will come.
-      stopping_ = true;
       context().point_to_point->CancelRecv(task().channel().channel_id());
     }
+    SourceTickActor::HandleCommand(message);
   }
-  bool CanAct() const override { return !pending_.empty(); }
-  bool SourceExhausted() const override { return stopping_ && pending_.empty(); }
-  void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) override {
-    *piece_id = next_piece_id_++;
-    *instance = pending_.front();
-    pending_.pop_front();
-  }
-  void Act(const std::vector<Regst*>&, const std::vector<Regst*>&) override {}
-
-  std::deque<std::shared_ptr<JobInstance>> pending_;
-  int64_t next_piece_id_ = 0;
-  bool stopping_ = false;
 };
 
 }  // namespace

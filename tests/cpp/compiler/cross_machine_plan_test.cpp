@@ -129,8 +129,7 @@ TEST(CrossMachinePlan, TasksKnowTheirMachineAndRecvRegistersMirrorTheSentOnes) {
     ASSERT_EQ(send.consumed_regst_desc_id_size(), 1);
     const RegstDescProto& sent = *regsts.at(send.consumed_regst_desc_id(0));
     for (const TaskProto& recv : plan.task()) {
-      if (recv.task_type() != kRecv ||
-          recv.channel().channel_id() != send.channel().channel_id()) {
+      if (recv.task_type() != kRecv || recv.channel().channel_id() != send.channel().channel_id()) {
         continue;
       }
       ASSERT_EQ(recv.produced_regst_desc_size(), 1);
