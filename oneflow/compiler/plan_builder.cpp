@@ -29,8 +29,10 @@ TaskType TaskTypeOf(TaskNodeType type) {
     case kCollectiveNode: return kCollective;
     case kSourceTickNode: return kSourceTick;
     case kSinkTickNode: return kSinkTick;
-    case kSendNode: return kSend;
-    case kRecvNode: return kRecv;
+    case kSendNode:
+      return kSend;
+    case kRecvNode:
+      return kRecv;
     default: break;
   }
   OF_CHECK(false) << "unknown task node type " << type;

@@ -66,7 +66,8 @@ class TaskGraphBuilder {
   int64_t SourceOf(int64_t machine) {
     auto it = sources_.find(machine);
     if (it != sources_.end()) { return it->second; }
-    const std::string name = machine == 0 ? "source_tick" : "source_tick@" + std::to_string(machine);
+    const std::string name =
+        machine == 0 ? "source_tick" : "source_tick@" + std::to_string(machine);
     return sources_[machine] = graph_.AddNode(kSourceTickNode, machine, 0, name)->node_id();
   }
 
@@ -128,8 +129,8 @@ class TaskGraphBuilder {
     for (const std::string& control : op.control_input()) {
       const OperatorConf& before = job_graph_.Op(control);
       const std::vector<int64_t>& before_nodes = op_nodes_.at(control);
-      const bool one_to_one = SamePlacement(before.placement(), op.placement()) &&
-                              before_nodes.size() == nodes.size();
+      const bool one_to_one =
+          SamePlacement(before.placement(), op.placement()) && before_nodes.size() == nodes.size();
       for (int64_t id = 0; id < parallel_num; ++id) {
         TaskNode* node = graph_.Node(nodes[id]);
         if (one_to_one) {
@@ -264,7 +265,7 @@ class TaskGraphBuilder {
   TaskGraph graph_;
   JobGraph job_graph_;
   bool spans_machines_ = false;
-  std::map<int64_t, int64_t> sources_;  // machine -> its source tick
+  std::map<int64_t, int64_t> sources_;                    // machine -> its source tick
   std::map<std::pair<int64_t, int64_t>, int64_t> recvs_;  // (producer, machine) -> recv node
   std::map<int64_t, int64_t> send_of_recv_;
   std::map<std::string, std::vector<int64_t>> op_nodes_;  // op -> node per parallel id

@@ -57,9 +57,7 @@ std::string JobInstance::ErrorMessage() const {
   if (!error) { return ""; }
   try {
     std::rethrow_exception(error);
-  } catch (std::exception& cause) {
-    return cause.what();
-  } catch (...) {
+  } catch (std::exception& cause) { return cause.what(); } catch (...) {
     return "unknown error";
   }
 }

@@ -32,9 +32,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   actor_context_.communicator = communicator_.get();
   if (options.data_plane != nullptr) {
     point_to_point_ = std::make_unique<PointToPoint>(*options.data_plane, options.generation);
-    cross_machine_communicator_ =
-        std::make_unique<GlooCommunicator>(*options.data_plane, plan_,
-                                           "plan" + std::to_string(options.generation));
+    cross_machine_communicator_ = std::make_unique<GlooCommunicator>(
+        *options.data_plane, plan_, "plan" + std::to_string(options.generation));
     actor_context_.point_to_point = point_to_point_.get();
     actor_context_.cross_machine_communicator = cross_machine_communicator_.get();
   }
@@ -141,8 +140,7 @@ void Runtime::Abort(std::exception_ptr error) {
                                           << reason << " (seen here as: " << cause.what() << ")");
         }
       }
-    } catch (...) {
-    }
+    } catch (...) {}
   }
   std::map<JobInstance*, std::shared_ptr<JobInstance>> failed;
   {
@@ -174,9 +172,7 @@ void Runtime::Abort(std::exception_ptr error) {
     try {
       try {
         std::rethrow_exception(error);
-      } catch (std::exception& cause) {
-        on_abort_(cause.what());
-      }
+      } catch (std::exception& cause) { on_abort_(cause.what()); }
     } catch (...) {
       // Telling others is best effort: they also learn of a lost peer from the control plane.
     }

@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "oneflow/comm/data_plane.h"
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/compiler/plan_dump.h"
@@ -12,7 +13,6 @@
 #include "oneflow/runtime/runtime.h"
 #include "oneflow/sbp/tensor_slice.h"
 #include "oneflow/session/cluster.h"
-#include "oneflow/comm/data_plane.h"
 
 namespace oneflow {
 
@@ -134,9 +134,10 @@ void Session::Start() {
   if (plan_.machine_num() > machines) {
     throw Error(ErrorKind::kValue)
         << "the jobs place ops on machine " << plan_.machine_num() - 1 << ", but this run has "
-        << machines << (machines == 1 ? " machine (start one process per machine, e.g. with "
-                                        "python -m oneflow.distributed.launch)"
-                                      : " machines");
+        << machines
+        << (machines == 1 ? " machine (start one process per machine, e.g. with "
+                            "python -m oneflow.distributed.launch)"
+                          : " machines");
   }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
@@ -180,7 +181,9 @@ void Session::StartRemote() {
   Cluster* cluster = options_.cluster;
   cluster->control().SetFailureHandler([this](const std::string& message) {
     std::lock_guard<std::mutex> lock(runtime_mutex_);
-    if (runtime_) { runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime) << message)); }
+    if (runtime_) {
+      runtime_->Abort(std::make_exception_ptr(Error(ErrorKind::kRuntime) << message));
+    }
   });
   try {
     for (auto& entry : remotes_) { cluster->AwaitReply(entry.first, entry.second->start_seq); }
@@ -240,11 +243,11 @@ void Session::StopRemote(bool failed) {
       command.set_stop(true);
       command.set_abandon(failed);
       std::map<int64_t, int64_t> seqs;
-      for (auto& entry : remotes_) { seqs[entry.first] = cluster->SendCommand(entry.first, command); }
+      for (auto& entry : remotes_) {
+        seqs[entry.first] = cluster->SendCommand(entry.first, command);
+      }
       for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
-    } catch (...) {
-      error = std::current_exception();
-    }
+    } catch (...) { error = std::current_exception(); }
   }
   for (auto& entry : remotes_) {
     // A watcher ends with its worker's stop, or with the cluster's failure.
@@ -283,9 +286,7 @@ void Session::Stop() {
   std::exception_ptr remote_error;
   try {
     StopRemote(failed || runtime_->aborted());
-  } catch (...) {
-    remote_error = std::current_exception();
-  }
+  } catch (...) { remote_error = std::current_exception(); }
   if (!options_.act_event_file.empty()) {
     std::vector<ActEvent> events = runtime_->ActEvents();
     const double offset = act_events_.empty() ? 0.0 : act_events_.back().end_us;

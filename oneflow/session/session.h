@@ -5,10 +5,10 @@
 
 #include <deque>
 #include <map>
-#include <mutex>
-#include <thread>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "oneflow/framework/kernel.h"

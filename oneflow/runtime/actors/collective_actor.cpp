@@ -10,8 +10,8 @@
 #include "oneflow/comm/gloo_communicator.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/stream.h"
-#include "oneflow/runtime/completion_order_stream.h"
 #include "oneflow/runtime/actor.h"
+#include "oneflow/runtime/completion_order_stream.h"
 #include "oneflow/runtime/job_instance.h"
 
 namespace oneflow {
@@ -54,15 +54,17 @@ class CollectiveActor final : public Actor {
     std::shared_ptr<JobInstance> instance = input->job_instance();
     const int64_t ticket = stream_.BeginWork();
     const bool across_machines = communicator_ == context().cross_machine_communicator;
-    communicator_->Submit(call, [this, ticket, instance, across_machines](std::exception_ptr error) {
-      if (error && across_machines) {
-        // A broken collective between machines breaks every later one: stop the runtime.
-        context().on_fatal_error(error);
-      } else if (error && instance) {
-        instance->AddError(error);
-      }
-      stream_.EndWork(ticket);
-    });
+    communicator_->Submit(call,
+                          [this, ticket, instance, across_machines](std::exception_ptr error) {
+                            if (error && across_machines) {
+                              // A broken collective between machines breaks every later one: stop
+                              // the runtime.
+                              context().on_fatal_error(error);
+                            } else if (error && instance) {
+                              instance->AddError(error);
+                            }
+                            stream_.EndWork(ticket);
+                          });
   }
 
   Communicator* communicator_ = nullptr;
