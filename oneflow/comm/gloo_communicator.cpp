@@ -159,9 +159,9 @@ GlooCommunicator::~GlooCommunicator() {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (aborted_) {
-    for (auto& entry : workers_) { entry.second->Detach(); }
+    for (auto& entry : ranks_) { entry.second.worker->Detach(); }
   }
-  workers_.clear();
+  ranks_.clear();
 }
 
 void GlooCommunicator::Abort() {
@@ -171,22 +171,27 @@ void GlooCommunicator::Abort() {
 
 void GlooCommunicator::Submit(const CollectiveCall& call, Done done) {
   const CollectiveTaskProto& task = *call.task;
-  auto set = contexts_.find(RankSetKey(task));
-  OF_CHECK(set != contexts_.end() && set->second.count(task.rank()))
-      << "collective " << task.collective_id() << " rank " << task.rank()
-      << " has no Gloo context on machine " << plane_.machine_id();
-  std::shared_ptr<gloo::Context> context = set->second.at(task.rank());
-  SerialWorker* worker;
+  Rank* rank;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::unique_ptr<SerialWorker>& slot = workers_[{task.collective_id(), task.rank()}];
-    if (!slot) { slot = std::make_unique<SerialWorker>(); }
-    worker = slot.get();
+    Rank& slot = ranks_[{task.collective_id(), task.rank()}];
+    if (!slot.worker) {
+      auto set = contexts_.find(RankSetKey(task));
+      OF_CHECK(set != contexts_.end() && set->second.count(task.rank()))
+          << "collective " << task.collective_id() << " rank " << task.rank()
+          << " has no Gloo context on machine " << plane_.machine_id();
+      slot.context = set->second.at(task.rank());
+      // The worker owns a copy of the task: one left behind after an abort outlives the actor.
+      slot.task = std::make_shared<const CollectiveTaskProto>(task);
+      slot.worker = std::make_unique<SerialWorker>();
+    }
+    rank = &slot;
   }
-  // The worker owns a copy of the task: one left behind after an abort outlives the actor.
-  auto task_copy = std::make_shared<CollectiveTaskProto>(task);
+  std::shared_ptr<gloo::Context> context = rank->context;
+  std::shared_ptr<const CollectiveTaskProto> task_copy = rank->task;
   CollectiveCall own_call = call;
   own_call.task = task_copy.get();
+  SerialWorker* worker = rank->worker.get();
   worker->Post([context, call = own_call, task_copy, machine = plane_.machine_id(),
                 liveness = liveness_, done = std::move(done)] {
     std::exception_ptr error;

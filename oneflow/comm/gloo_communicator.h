@@ -58,7 +58,13 @@ class GlooCommunicator final : public Communicator {
     bool alive = true;
   };
   std::shared_ptr<Liveness> liveness_ = std::make_shared<Liveness>();
-  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<SerialWorker>> workers_;
+  // Each (collective id, rank) run here: its context, a copy of its task, its worker.
+  struct Rank {
+    std::shared_ptr<gloo::Context> context;
+    std::shared_ptr<const CollectiveTaskProto> task;
+    std::unique_ptr<SerialWorker> worker;
+  };
+  std::map<std::pair<int64_t, int64_t>, Rank> ranks_;
 };
 
 }  // namespace oneflow
