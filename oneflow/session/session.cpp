@@ -5,7 +5,6 @@
 #include <set>
 #include <thread>
 
-#include "oneflow/comm/data_plane.h"
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/compiler/plan_dump.h"
@@ -216,15 +215,25 @@ void Session::WatchForAbort(int64_t machine) {
   }
 }
 
+std::map<int64_t, ClusterReply> Session::CommandRemotes(
+    const std::function<ClusterCommand(int64_t machine)>& command_for) {
+  std::map<int64_t, int64_t> seqs;  // all sent first: the machines serve them at once
+  for (auto& entry : remotes_) {
+    seqs[entry.first] = options_.cluster->SendCommand(entry.first, command_for(entry.first));
+  }
+  std::map<int64_t, ClusterReply> replies;
+  for (auto& entry : seqs) {
+    replies[entry.first] = options_.cluster->AwaitReply(entry.first, entry.second);
+  }
+  return replies;
+}
+
 void Session::PullVariables() {
   if (remotes_.empty() || !remote_variables_stale_) { return; }
-  Cluster* cluster = options_.cluster;
   ClusterCommand command;
   command.set_pull_variables(true);
-  std::map<int64_t, int64_t> seqs;
-  for (auto& entry : remotes_) { seqs[entry.first] = cluster->SendCommand(entry.first, command); }
-  for (auto& entry : seqs) {
-    StoreVariableParts(variables_, cluster->AwaitReply(entry.first, entry.second).variables());
+  for (auto& entry : CommandRemotes([&](int64_t) { return command; })) {
+    StoreVariableParts(variables_, entry.second.variables());
   }
   remote_variables_stale_ = false;
 }
@@ -242,11 +251,7 @@ void Session::StopRemote(bool failed) {
       ClusterCommand command;
       command.set_stop(true);
       command.set_abandon(failed);
-      std::map<int64_t, int64_t> seqs;
-      for (auto& entry : remotes_) {
-        seqs[entry.first] = cluster->SendCommand(entry.first, command);
-      }
-      for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
+      CommandRemotes([&](int64_t) { return command; });
     } catch (...) { error = std::current_exception(); }
   }
   for (auto& entry : remotes_) {
@@ -268,15 +273,11 @@ void Session::SetVariableValues(const std::map<std::string, HostTensor>& values)
   // the variables not set here.
   PullVariables();
   variables_.SetValues(values);
-  if (remotes_.empty()) { return; }
-  Cluster* cluster = options_.cluster;
-  std::map<int64_t, int64_t> seqs;
-  for (auto& entry : remotes_) {
+  CommandRemotes([&](int64_t machine) {
     ClusterCommand command;
-    *command.mutable_push_variables() = CollectVariableParts(variables_, plan_, entry.first);
-    seqs[entry.first] = cluster->SendCommand(entry.first, command);
-  }
-  for (auto& entry : seqs) { cluster->AwaitReply(entry.first, entry.second); }
+    *command.mutable_push_variables() = CollectVariableParts(variables_, plan_, machine);
+    return command;
+  });
 }
 
 void Session::Stop() {

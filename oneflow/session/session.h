@@ -4,6 +4,7 @@
 // stops the runtime, traces the new job, and starts again; variables keep their values.
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "oneflow/runtime/act_event.h"
 #include "oneflow/runtime/actor.h"
 #include "oneflow/session/variable_store.h"
+#include "proto/cluster.pb.h"
 #include "proto/plan.pb.h"
 
 namespace oneflow {
@@ -97,6 +99,9 @@ class Session {
   void StartRemote();
   void StopRemote(bool failed);
   void WatchForAbort(int64_t machine);
+  // Sends each other machine its command, then waits for every reply (errors name the machine).
+  std::map<int64_t, ClusterReply> CommandRemotes(
+      const std::function<ClusterCommand(int64_t machine)>& command_for);
   void PullVariables();
   int64_t generation_ = 0;
   std::mutex runtime_mutex_;  // runtime_ against the cluster's failure handler
