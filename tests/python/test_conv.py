@@ -115,6 +115,24 @@ def test_conv_float32_matches_torch_gradients():
     np.testing.assert_allclose(gradients[1], tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
+def test_conv_float32_resnet_sized_layer_matches_float64():
+    """A 3x3 ResNet layer big enough for Winograd (conv.cpp's kWinogradMinFlops): forward and both
+    gradients within float32 accuracy of PyTorch in float64 (errors relative to the largest
+    magnitude, as Winograd's rounding is; direct convolution is about 3x tighter)."""
+    x_shape, w_shape = (16, 64, 16, 16), (64, 64, 3, 3)
+    flow_fn, _ = conv_case(2, "NCHW", x_shape, w_shape, padding="SAME")
+    x, w = random_inputs([x_shape, w_shape], flow.float32, seed=5)
+    out, gradients = run_op(flow_fn, [x, w], differentiable=[0, 1])
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    tw = torch.tensor(w, dtype=torch.float64, requires_grad=True)
+    ty = torch_conv(tx, tw, [1, 1], [(1, 1), (1, 1)], [1, 1], 1, True)
+    ty.sum().backward()
+    for actual, expected in [(out, ty.detach().numpy()), (gradients[0], tx.grad.numpy()),
+                             (gradients[1], tw.grad.numpy())]:
+        magnitude = np.abs(expected).max()
+        np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-5 * magnitude)
+
+
 @pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
 def test_conv_float32_check_op(data_format):
     x_shape = (3, 4, 6, 6) if data_format == "NCHW" else (3, 6, 6, 4)

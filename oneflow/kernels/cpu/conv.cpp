@@ -74,10 +74,10 @@ ConvDescs MakeConvDescs(const ConvShape& shape) {
   return descs;
 }
 
-dnnl::convolution_forward::primitive_desc ForwardPrimitiveDesc(const ConvDescs& d) {
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training,
-                                       dnnl::algorithm::convolution_direct, d.src, d.weights,
-                                       d.dst, d.strides, d.dilates, d.padding_before,
+dnnl::convolution_forward::primitive_desc ForwardPrimitiveDesc(const ConvDescs& d,
+                                                                dnnl::algorithm algorithm) {
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, algorithm, d.src,
+                                       d.weights, d.dst, d.strides, d.dilates, d.padding_before,
                                        d.padding_after);
   return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), OneDnnCpuEngine());
 }
@@ -92,26 +92,25 @@ struct ConvChoice {
   std::function<dnnl::primitive()> create;
 };
 
-ConvChoice DescribeConv(ConvPass pass, const ConvDescs& d) {
-  auto forward = ForwardPrimitiveDesc(d);
+// `algorithm`: convolution_direct, or convolution_auto (oneDNN may then pick Winograd).
+ConvChoice DescribeConv(ConvPass pass, const ConvDescs& d, dnnl::algorithm algorithm) {
+  auto forward = ForwardPrimitiveDesc(d, algorithm);
   ConvChoice choice;
   if (pass == ConvPass::kForward) {
     choice = {forward.src_desc(), forward.weights_desc(), forward.dst_desc(),
               forward.scratchpad_desc(), forward.impl_info_str(), nullptr};
     choice.create = [forward] { return dnnl::convolution_forward(forward); };
   } else if (pass == ConvPass::kBackwardData) {
-    dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                               d.weights, d.dst, d.strides, d.dilates,
-                                               d.padding_before, d.padding_after);
+    dnnl::convolution_backward_data::desc desc(algorithm, d.src, d.weights, d.dst, d.strides,
+                                               d.dilates, d.padding_before, d.padding_after);
     dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpadAttr(),
                                                        OneDnnCpuEngine(), forward);
     choice = {pd.diff_src_desc(), pd.weights_desc(), pd.diff_dst_desc(), pd.scratchpad_desc(),
               pd.impl_info_str(), nullptr};
     choice.create = [pd] { return dnnl::convolution_backward_data(pd); };
   } else {
-    dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct, d.src,
-                                                  d.weights, d.dst, d.strides, d.dilates,
-                                                  d.padding_before, d.padding_after);
+    dnnl::convolution_backward_weights::desc desc(algorithm, d.src, d.weights, d.dst, d.strides,
+                                                  d.dilates, d.padding_before, d.padding_after);
     dnnl::convolution_backward_weights::primitive_desc pd(desc, UserScratchpadAttr(),
                                                           OneDnnCpuEngine(), forward);
     choice = {pd.src_desc(), pd.diff_weights_desc(), pd.diff_dst_desc(), pd.scratchpad_desc(),
@@ -124,8 +123,9 @@ ConvChoice DescribeConv(ConvPass pass, const ConvDescs& d) {
 // Which layouts the primitives run on: "plain" (the framework's), "blocked" (oneDNN's choice,
 // with reorders around the primitive) or "auto" (default): blocked when, on plain layouts,
 // oneDNN would fall back to its im2col + GEMM implementation while on its own layouts it has a
-// direct JIT kernel (docs/kernels.md measures the two). ONEFLOW_ONEDNN_CONV_LAYOUT overrides
-// it, for benchmarks.
+// direct JIT kernel, or when it runs Winograd there (ConvMayUseWinograd; docs/kernels.md
+// measures them).
+// ONEFLOW_ONEDNN_CONV_LAYOUT overrides it, for benchmarks.
 std::string ConvLayoutMode() {
   static const std::string mode = [] {
     const char* value = std::getenv("ONEFLOW_ONEDNN_CONV_LAYOUT");
@@ -134,8 +134,33 @@ std::string ConvLayoutMode() {
   return mode;
 }
 
+// Whether oneDNN may choose Winograd F(4x4, 3x3) (convolution_auto on its blocked layouts; it
+// takes it for 3x3 stride-1 convolutions with channel counts that are multiples of 16 and a batch
+// over 8). Winograd runs ResNet's layers about 2x faster, but its rounding error is about 3x that
+// of the direct algorithm (max |error| 1.2e-4 against 3.8e-5 on outputs of magnitude 80), so it
+// is taken only for convolutions of at least kWinogradMinFlops, where it saves milliseconds per
+// pass; smaller ones, which save a fraction of a millisecond, stay direct (docs/kernels.md).
+// ONEFLOW_ONEDNN_CONV_ALGORITHM=direct turns it off.
+constexpr double kWinogradMinFlops = 256e6;
+
+bool ConvMayUseWinograd(const ConvDescs& d) {
+  static const bool allowed = [] {
+    const char* value = std::getenv("ONEFLOW_ONEDNN_CONV_ALGORITHM");
+    return value == nullptr || std::string(value) != "direct";
+  }();
+  auto elements = [](const dnnl::memory::dims& dims) {
+    double count = 1;
+    for (int64_t dim : dims) { count *= static_cast<double>(dim); }
+    return count;
+  };
+  const double out_channels = static_cast<double>(d.dst.dims()[1]);
+  const double flops = 2 * elements(d.dst.dims()) * elements(d.weights.dims()) / out_channels;
+  return allowed && flops >= kWinogradMinFlops;
+}
+
 OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plain) {
-  ConvChoice chosen = DescribeConv(pass, plain);
+  const auto direct = dnnl::algorithm::convolution_direct;
+  ConvChoice chosen = DescribeConv(pass, plain, direct);
   const std::string mode = ConvLayoutMode();
   if (mode != "plain") {
     ConvDescs any = plain;
@@ -145,10 +170,18 @@ OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plai
     any.src = any_of(plain.src);
     any.weights = any_of(plain.weights);
     any.dst = any_of(plain.dst);
-    ConvChoice blocked = DescribeConv(pass, any);
+    ConvChoice blocked = DescribeConv(pass, any, direct);
+    bool winograd = false;
+    if (ConvMayUseWinograd(plain)) {
+      ConvChoice automatic = DescribeConv(pass, any, dnnl::algorithm::convolution_auto);
+      winograd = automatic.implementation.find("wino") != std::string::npos;
+      if (winograd) { blocked = automatic; }
+    }
     const bool plain_is_gemm = chosen.implementation.find("gemm") != std::string::npos;
     const bool blocked_is_gemm = blocked.implementation.find("gemm") != std::string::npos;
-    if (mode == "blocked" || (plain_is_gemm && !blocked_is_gemm)) { chosen = blocked; }
+    if (mode == "blocked" || winograd || (plain_is_gemm && !blocked_is_gemm)) {
+      chosen = blocked;
+    }
   }
   const bool forward = pass == ConvPass::kForward;
   const bool backward_data = pass == ConvPass::kBackwardData;

@@ -13,6 +13,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -75,6 +77,28 @@ inline dnnl::memory::desc ConvWeightDesc(int64_t out_channels, int64_t in_channe
   return dnnl::memory::desc(dims, type, StridesInOrder(dims, order));
 }
 
+// A zero-initialised byte buffer aligned to 64 bytes: some of oneDNN's JIT kernels (Winograd)
+// use aligned vector loads and stores on their scratchpad and staged arguments.
+class OneDnnBuffer {
+ public:
+  OneDnnBuffer() = default;
+  explicit OneDnnBuffer(size_t size)
+      : size_(size),
+        data_(size == 0 ? nullptr : std::aligned_alloc(64, (size + 63) / 64 * 64), std::free) {
+    if (size != 0 && data_ == nullptr) {
+      throw Error(ErrorKind::kRuntime) << "out of memory: cannot allocate " << size
+                                       << " bytes for a oneDNN buffer";
+    }
+    if (data_) { std::memset(data_.get(), 0, size); }
+  }
+  void* data() const { return data_.get(); }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  size_t size_ = 0;
+  std::unique_ptr<void, decltype(&std::free)> data_{nullptr, std::free};
+};
+
 // A primitive attribute set asking for a user-provided scratchpad.
 inline dnnl::primitive_attr UserScratchpadAttr() {
   dnnl::primitive_attr attr;
@@ -91,10 +115,9 @@ class OneDnnPrimitive {
   OneDnnPrimitive(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
                   const std::vector<std::pair<int, dnnl::memory::desc>>& arguments)
       : primitive_(std::move(primitive)), stream_(OneDnnCpuEngine()) {
-    scratchpad_.resize(scratchpad.get_size());
-    arguments_[DNNL_ARG_SCRATCHPAD] =
-        dnnl::memory(scratchpad, OneDnnCpuEngine(), scratchpad_.empty() ? nullptr
-                                                                        : scratchpad_.data());
+    scratchpad_ = OneDnnBuffer(scratchpad.get_size());
+    arguments_[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratchpad, OneDnnCpuEngine(),
+                                                   scratchpad_.data());
     for (const auto& argument : arguments) {
       arguments_[argument.first] =
           dnnl::memory(argument.second, OneDnnCpuEngine(), DNNL_MEMORY_NONE);
@@ -122,7 +145,7 @@ class OneDnnPrimitive {
  private:
   dnnl::primitive primitive_;
   dnnl::stream stream_;
-  std::vector<uint8_t> scratchpad_;
+  OneDnnBuffer scratchpad_;
   std::unordered_map<int, dnnl::memory> arguments_;
 };
 
@@ -152,7 +175,7 @@ class OneDnnReorderedPrimitive {
       Staged staged;
       staged.id = argument.id;
       staged.is_input = argument.is_input;
-      staged.buffer.resize(argument.chosen.get_size());
+      staged.buffer = OneDnnBuffer(argument.chosen.get_size());
       const dnnl::memory::desc& from = argument.is_input ? argument.plain : argument.chosen;
       const dnnl::memory::desc& to = argument.is_input ? argument.chosen : argument.plain;
       dnnl::reorder::primitive_desc pd(OneDnnCpuEngine(), from, OneDnnCpuEngine(), to,
@@ -193,7 +216,7 @@ class OneDnnReorderedPrimitive {
   struct Staged {
     int id;
     bool is_input;
-    std::vector<uint8_t> buffer;  // the argument in the chosen layout
+    OneDnnBuffer buffer;  // the argument in the chosen layout
     OneDnnPrimitive reorder;
     const void* user_output = nullptr;
   };

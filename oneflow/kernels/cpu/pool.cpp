@@ -126,8 +126,8 @@ class OneDnnPoolGradKernel final : public Kernel {
           {DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}};
       if (max_) {
         const dnnl::memory::desc workspace = forward_pd.workspace_desc();
-        workspace_.resize(workspace.get_size());
-        y_.resize(d.dst.get_size() / sizeof(float));
+        workspace_ = OneDnnBuffer(workspace.get_size());
+        y_ = OneDnnBuffer(d.dst.get_size());
         forward_ = OneDnnPrimitive(dnnl::pooling_forward(forward_pd),
                                    forward_pd.scratchpad_desc(),
                                    {{DNNL_ARG_SRC, d.src},
@@ -147,8 +147,8 @@ class OneDnnPoolGradKernel final : public Kernel {
   int64_t dy_count_, dx_count_;
   OneDnnPrimitive forward_;   // max pooling: recomputes the workspace
   OneDnnPrimitive backward_;
-  std::vector<float> y_;
-  std::vector<uint8_t> workspace_;
+  OneDnnBuffer y_;
+  OneDnnBuffer workspace_;
 };
 
 // ---------------------------------------------------------------------------------------------
