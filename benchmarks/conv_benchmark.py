@@ -2,7 +2,9 @@
 
 Layers (NCHW, float32, batch 64): conv1 5x5, 32 filters, SAME on 28x28x1; max-pool 2x2 stride 2;
 conv2 5x5, 64 filters, SAME on 14x14x32; max-pool 2x2 stride 2. Cases: each layer alone and the
-four stacked ("lenet_stack", the input gets no gradient there, as in training).
+four stacked ("lenet_stack", the input gets no gradient there, as in training); conv2 with NHWC
+activations ("conv2_nhwc"; PyTorch: channels_last tensors); a ResNet 3x3 layer, 64 -> 64
+channels on 32x32 at batch 32 ("resnet_3x3", where ours runs Winograd).
 
 Our number is a whole train-job call (SGD with learning rate 0): the placeholder copied in, the
 forward ops, autograd's backward ops, the (no-op) update and the output copied back. A layer
@@ -28,16 +30,23 @@ import numpy as np
 import side_by_side
 
 BATCH = 64
-# name -> list of layers applied in order: ("conv", filters) or ("pool",); input shape; whether
-# the input gets a gradient.
+# name -> list of layers applied in order: ("conv", filters, kernel) or ("pool",); input shape
+# (N, C, H, W); whether the input gets a gradient; data format.
 CASES = {
-    "conv1": ([("conv", 32)], (BATCH, 1, 28, 28), False),
-    "pool1": ([("pool",)], (BATCH, 32, 28, 28), True),
-    "conv2": ([("conv", 64)], (BATCH, 32, 14, 14), True),
-    "pool2": ([("pool",)], (BATCH, 64, 14, 14), True),
-    "lenet_stack": ([("conv", 32), ("pool",), ("conv", 64), ("pool",)], (BATCH, 1, 28, 28),
-                    False),
+    "conv1": ([("conv", 32, 5)], (BATCH, 1, 28, 28), False, "NCHW"),
+    "pool1": ([("pool",)], (BATCH, 32, 28, 28), True, "NCHW"),
+    "conv2": ([("conv", 64, 5)], (BATCH, 32, 14, 14), True, "NCHW"),
+    "pool2": ([("pool",)], (BATCH, 64, 14, 14), True, "NCHW"),
+    "lenet_stack": ([("conv", 32, 5), ("pool",), ("conv", 64, 5), ("pool",)],
+                    (BATCH, 1, 28, 28), False, "NCHW"),
+    "conv2_nhwc": ([("conv", 64, 5)], (BATCH, 32, 14, 14), True, "NHWC"),
+    "resnet_3x3": ([("conv", 64, 3)], (32, 64, 32, 32), True, "NCHW"),
 }
+
+
+def in_format(shape, data_format):
+    """An (N, C, H, W) shape in data_format."""
+    return shape if data_format == "NCHW" else (shape[0],) + tuple(shape[2:]) + (shape[1],)
 
 
 def inputs(shape):
@@ -48,7 +57,7 @@ def weight_shapes(layers, in_channels):
     shapes = []
     for layer in layers:
         if layer[0] == "conv":
-            shapes.append((layer[1], in_channels, 5, 5))
+            shapes.append((layer[1], in_channels, layer[2], layer[2]))
             in_channels = layer[1]
     return shapes
 
@@ -57,7 +66,9 @@ def oneflow_seconds(name, threads, warmup, iterations):
     import oneflow as flow
     import oneflow.typing as tp
 
-    layers, shape, input_grad = CASES[name]
+    layers, shape, input_grad, data_format = CASES[name]
+    shape = in_format(shape, data_format)
+    channel_axis = 1 if data_format == "NCHW" else 3
     flow.clear_default_session()
     flow.config.compute_thread_pool_size(threads)
 
@@ -69,12 +80,13 @@ def oneflow_seconds(name, threads, warmup, iterations):
                                       initializer=flow.zeros_initializer())
         for index, layer in enumerate(layers):
             if layer[0] == "conv":
+                weight_shape = (layer[1], y.shape[channel_axis], layer[2], layer[2])
                 weight = flow.get_variable(
-                    "conv%d_weight" % index, shape=(layer[1], y.shape[1], 5, 5),
+                    "conv%d_weight" % index, shape=in_format(weight_shape, data_format),
                     initializer=flow.random_uniform_initializer(-0.1, 0.1))
-                y = flow.nn.conv2d(y, weight, 1, "SAME")
+                y = flow.nn.conv2d(y, weight, 1, "SAME", data_format=data_format)
             else:
-                y = flow.nn.max_pool2d(y, 2, 2, "VALID")
+                y = flow.nn.max_pool2d(y, 2, 2, "VALID", data_format=data_format)
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
                            momentum=0).minimize(y)
         return y
@@ -88,16 +100,20 @@ def torch_seconds(name, threads, warmup, iterations):
     import torch.nn.functional as F
 
     torch.set_num_threads(threads)
-    layers, shape, input_grad = CASES[name]
-    x = torch.tensor(inputs(shape), requires_grad=input_grad)
-    weights = [torch.empty(s).uniform_(-0.1, 0.1).requires_grad_()
-               for s in weight_shapes(layers, shape[1])]
+    layers, shape, input_grad, data_format = CASES[name]
+    memory_format = torch.channels_last if data_format == "NHWC" else torch.contiguous_format
+    x = torch.tensor(inputs(shape)).to(memory_format=memory_format).requires_grad_(input_grad)
+    weights = [torch.empty(s).uniform_(-0.1, 0.1).to(memory_format=memory_format)
+               .requires_grad_() for s in weight_shapes(layers, shape[1])]
 
     def step():
         y = x
         convs = iter(weights)
         for layer in layers:
-            y = F.conv2d(y, next(convs), padding=2) if layer[0] == "conv" else F.max_pool2d(y, 2, 2)
+            if layer[0] == "conv":
+                y = F.conv2d(y, next(convs), padding=layer[2] // 2)
+            else:
+                y = F.max_pool2d(y, 2, 2)
         y.backward(torch.ones_like(y))
 
     return side_by_side.seconds_per_call(step, warmup, iterations)

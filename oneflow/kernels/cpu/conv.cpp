@@ -121,11 +121,11 @@ ConvChoice DescribeConv(ConvPass pass, const ConvDescs& d, dnnl::algorithm algor
 }
 
 // Which layouts the primitives run on: "plain" (the framework's), "blocked" (oneDNN's choice,
-// with reorders around the primitive) or "auto" (default): blocked when, on plain layouts,
-// oneDNN would fall back to its im2col + GEMM implementation while on its own layouts it has a
-// direct JIT kernel, or when it runs Winograd there (ConvMayUseWinograd; docs/kernels.md
-// measures them).
-// ONEFLOW_ONEDNN_CONV_LAYOUT overrides it, for benchmarks.
+// with reorders around the primitive) or "auto" (default): the first of plain, plain activations
+// with oneDNN's weight layout, and blocked on which oneDNN has a direct JIT kernel (not its
+// im2col + GEMM fallback nor its reference loops), or blocked when it runs Winograd there
+// (ConvMayUseWinograd; docs/kernels.md measures them). ONEFLOW_ONEDNN_CONV_LAYOUT overrides
+// it, for benchmarks.
 std::string ConvLayoutMode() {
   static const std::string mode = [] {
     const char* value = std::getenv("ONEFLOW_ONEDNN_CONV_LAYOUT");
@@ -158,31 +158,48 @@ bool ConvMayUseWinograd(const ConvDescs& d) {
   return allowed && flops >= kWinogradMinFlops;
 }
 
-OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plain) {
+bool IsWinograd(const ConvChoice& choice) {
+  return choice.implementation.find("wino") != std::string::npos;
+}
+
+// Whether a choice runs one of oneDNN's JIT kernels written for its layouts, not the im2col +
+// GEMM fallback ("gemm:jit") or the reference loops ("ref:any", which NHWC activations with
+// OHWI weights got: 1000x slower).
+bool IsDirectJit(const ConvChoice& choice) {
+  return choice.implementation.find("gemm") == std::string::npos &&
+         choice.implementation.find("ref") == std::string::npos;
+}
+
+// The layouts and algorithm a pass runs with (see ConvLayoutMode and ConvMayUseWinograd).
+ConvChoice ChooseConv(ConvPass pass, const ConvDescs& plain) {
   const auto direct = dnnl::algorithm::convolution_direct;
-  ConvChoice chosen = DescribeConv(pass, plain, direct);
+  auto any_of = [](const dnnl::memory::desc& desc) {
+    return dnnl::memory::desc(desc.dims(), desc.data_type(), dnnl::memory::format_tag::any);
+  };
+  // Candidate layouts, fewest reorders first: the framework's own; its activations with
+  // oneDNN's weight layout (a small reorder; NHWC runs direct this way); oneDNN's for all.
+  ConvDescs any_weights = plain;
+  any_weights.weights = any_of(plain.weights);
+  ConvDescs any = any_weights;
+  any.src = any_of(plain.src);
+  any.dst = any_of(plain.dst);
   const std::string mode = ConvLayoutMode();
-  if (mode != "plain") {
-    ConvDescs any = plain;
-    auto any_of = [](const dnnl::memory::desc& desc) {
-      return dnnl::memory::desc(desc.dims(), desc.data_type(), dnnl::memory::format_tag::any);
-    };
-    any.src = any_of(plain.src);
-    any.weights = any_of(plain.weights);
-    any.dst = any_of(plain.dst);
-    ConvChoice blocked = DescribeConv(pass, any, direct);
-    bool winograd = false;
-    if (ConvMayUseWinograd(plain)) {
-      ConvChoice automatic = DescribeConv(pass, any, dnnl::algorithm::convolution_auto);
-      winograd = automatic.implementation.find("wino") != std::string::npos;
-      if (winograd) { blocked = automatic; }
-    }
-    const bool plain_is_gemm = chosen.implementation.find("gemm") != std::string::npos;
-    const bool blocked_is_gemm = blocked.implementation.find("gemm") != std::string::npos;
-    if (mode == "blocked" || winograd || (plain_is_gemm && !blocked_is_gemm)) {
-      chosen = blocked;
-    }
+  if (mode == "plain") { return DescribeConv(pass, plain, direct); }
+  if (ConvMayUseWinograd(plain)) {
+    // Winograd runs on oneDNN's blocked activations only.
+    ConvChoice automatic = DescribeConv(pass, any, dnnl::algorithm::convolution_auto);
+    if (IsWinograd(automatic)) { return automatic; }
   }
+  if (mode == "blocked") { return DescribeConv(pass, any, direct); }
+  for (const ConvDescs* descs : {&plain, static_cast<const ConvDescs*>(&any_weights)}) {
+    ConvChoice choice = DescribeConv(pass, *descs, direct);
+    if (IsDirectJit(choice)) { return choice; }
+  }
+  return DescribeConv(pass, any, direct);
+}
+
+OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plain) {
+  ConvChoice chosen = ChooseConv(pass, plain);
   const bool forward = pass == ConvPass::kForward;
   const bool backward_data = pass == ConvPass::kBackwardData;
   return OneDnnReorderedPrimitive(
