@@ -41,6 +41,7 @@ from oneflow import (  # noqa: F401
     checkpoint, config, deprecated, distribute, env, experimental, keras, layers, losses, math,
     nn, optimizer, random, regularizers, scope, train, typing, unittest,
 )
+from oneflow import sysconfig  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 INVALID_SPLIT_AXIS = None

@@ -9,6 +9,7 @@ namespace py = pybind11;
 namespace oneflow {
 void BindSession(py::module_& module);
 void BindCluster(py::module_& module);
+void BindBuildInfo(py::module_& module);
 }  // namespace oneflow
 
 PYBIND11_MODULE(_oneflow_internal, module) {
@@ -29,4 +30,5 @@ PYBIND11_MODULE(_oneflow_internal, module) {
   });
   oneflow::BindSession(module);
   oneflow::BindCluster(module);
+  oneflow::BindBuildInfo(module);
 }

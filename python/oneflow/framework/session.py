@@ -73,14 +73,24 @@ class Session:
 
     # ---- configuration ----
     def note_gpu_mapped_to_cpu(self):
-        """Printed once per process, like OneFlow's own note."""
-        if not _DefaultSession.gpu_note_printed:
-            _DefaultSession.gpu_note_printed = True
-            print(
-                "INFO: for CPU-only OneFlow, gpu devices and placements are equivalent to cpu "
-                "devices (oneflow.config.gpu_device_num == oneflow.config.cpu_device_num)",
-                file=sys.stderr,
-            )
+        """Printed once per process, like OneFlow's own note: gpu devices run as cpu devices,
+        and why (flow.sysconfig)."""
+        if _DefaultSession.gpu_note_printed:
+            return
+        _DefaultSession.gpu_note_printed = True
+        from oneflow import sysconfig
+
+        info = sysconfig.cuda_info()
+        if not info["built_with_cuda"]:
+            why = "for CPU-only OneFlow"
+        elif info["device_count"] == 0:
+            why = "no GPU is usable here (%s), so" % info["reason"]
+        else:
+            why = ("this build sees %d GPU(s) but has no GPU device yet, so"
+                   % info["device_count"])
+        print("INFO: %s gpu devices and placements are equivalent to cpu devices "
+              "(oneflow.config.gpu_device_num == oneflow.config.cpu_device_num)" % why,
+              file=sys.stderr)
 
     @property
     def started(self):

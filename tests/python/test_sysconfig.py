@@ -1,0 +1,59 @@
+"""flow.sysconfig: build facts and visible GPUs, checked against the machine (NVIDIA device files,
+the library's contents) rather than against what the package says of itself."""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+import oneflow as flow
+
+def test_cuda_info_is_consistent():
+    info = flow.sysconfig.cuda_info()
+    assert set(info) == {"built_with_cuda", "runtime_version", "driver_version", "device_count",
+                         "reason"}
+    assert flow.sysconfig.with_cuda() is info["built_with_cuda"]
+    assert flow.sysconfig.gpu_device_count() == info["device_count"] >= 0
+    if not info["built_with_cuda"]:
+        assert info["runtime_version"] == 0 and info["device_count"] == 0
+        assert "no CUDA" in info["reason"]
+    else:
+        assert info["runtime_version"] >= 11000
+    if info["device_count"] == 0:
+        assert info["reason"], "a zero GPU count must say why"
+    else:
+        assert info["reason"] == ""
+
+
+def test_no_gpu_without_nvidia_device_files():
+    if glob.glob("/dev/nvidia[0-9]*"):
+        pytest.skip("this machine has NVIDIA devices")
+    assert flow.sysconfig.gpu_device_count() == 0
+
+
+def test_cuda_visible_devices_hides_every_gpu():
+    """CUDA_VISIBLE_DEVICES="" leaves no GPU, and importing the package still works."""
+    code = "import oneflow as flow; print(flow.sysconfig.gpu_device_count())"
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
+                         stdout=subprocess.PIPE, text=True).stdout
+    assert out.strip() == "0"
+
+
+def test_with_cuda_matches_the_library():
+    """The library links the CUDA runtime (statically: its error texts are in the binary) exactly
+    when the package says it was built with CUDA."""
+    library = os.path.join(flow.sysconfig.get_lib(), "liboneflow.so")
+    with open(library, "rb") as f:
+        has_cuda_runtime = b"no CUDA-capable device is detected" in f.read()
+    assert flow.sysconfig.with_cuda() == has_cuda_runtime
+
+
+def test_oneflow_03_sysconfig_names():
+    assert flow.sysconfig.with_xla() is False
+    assert flow.sysconfig.has_rpc_backend_grpc() is True
+    assert os.path.exists(os.path.join(flow.sysconfig.get_lib(), "liboneflow.so"))
+    for name in ("get_include", "get_compile_flags", "get_link_flags"):
+        with pytest.raises(NotImplementedError, match=name):
+            getattr(flow.sysconfig, name)()
