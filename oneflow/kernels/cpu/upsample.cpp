@@ -6,7 +6,7 @@
 // (bilinear) entries per output index, and the gradient uses the transposed table, so the
 // backward pass is a gather too: every element is written once by one thread, no scatter
 // collisions, and results do not depend on the thread count. Rows of the output go to the
-// compute threads; channels_last runs each tap over the C contiguous channels (vectorized).
+// compute threads (SeparableResample says how a row is computed).
 
 #include <algorithm>
 #include <cmath>
@@ -87,7 +87,12 @@ ResampleAxis<T> Transposed(const ResampleAxis<T>& forward, int64_t in) {
 }
 
 // Applies rows (x) columns to `planes` planes (channels_first: N * C planes of in_h x in_w;
-// channels_last: N planes of in_h x in_w x channels).
+// channels_last: N planes of in_h x in_w x channels). Per output row: an output row whose taps
+// equal the previous row's (nearest: scale - 1 of every scale rows) is a copy of it; otherwise
+// its input rows are first mixed into one row (vectorized over the input width), then
+// resampled along the row: for channels_first through two fixed taps per output column when no
+// column has more (every forward map), else through the column table; for channels_last each
+// column tap adds C contiguous channels.
 template <typename T>
 class SeparableResample {
  public:
@@ -100,66 +105,130 @@ class SeparableResample {
         in_w_(in_w),
         planes_(planes),
         channels_(channels),
-        channels_first_(channels_first) {}
+        channels_first_(channels_first) {
+    const int64_t out_h = rows_.outputs();
+    repeats_previous_.assign(out_h, 0);
+    for (int64_t a = 1; a < out_h; ++a) {
+      const int64_t begin = rows_.offset[a], previous = rows_.offset[a - 1];
+      const int64_t count = rows_.offset[a + 1] - begin;
+      bool same = count == begin - previous;
+      for (int64_t k = 0; same && k < count; ++k) {
+        same = rows_.index[begin + k] == rows_.index[previous + k] &&
+               rows_.weight[begin + k] == rows_.weight[previous + k];
+      }
+      repeats_previous_[a] = same ? 1 : 0;
+    }
+    const int64_t out_w = columns_.outputs();
+    two_taps_ = true;
+    single_unit_taps_ = true;
+    for (int64_t b = 0; b < out_w; ++b) {
+      const int64_t count = columns_.offset[b + 1] - columns_.offset[b];
+      two_taps_ = two_taps_ && count <= 2;
+      single_unit_taps_ =
+          single_unit_taps_ && count == 1 && columns_.weight[columns_.offset[b]] == T(1);
+    }
+    if (two_taps_) {
+      tap_index_[0].assign(out_w, 0);
+      tap_index_[1].assign(out_w, 0);
+      tap_weight_[0].assign(out_w, T(0));
+      tap_weight_[1].assign(out_w, T(0));
+      for (int64_t b = 0; b < out_w; ++b) {
+        for (int64_t k = columns_.offset[b], tap = 0; k < columns_.offset[b + 1]; ++k, ++tap) {
+          tap_index_[tap][b] = columns_.index[k];
+          tap_weight_[tap][b] = columns_.weight[k];
+        }
+        if (columns_.offset[b + 1] - columns_.offset[b] == 1) { tap_index_[1][b] = tap_index_[0][b]; }
+      }
+    }
+  }
 
   void Run(KernelContext& ctx, const T* in, T* out) const {
     const int64_t out_h = rows_.outputs();
     const int64_t out_w = columns_.outputs();
     const int64_t in_h = in_h_, in_w = in_w_, channels = channels_;
+    const int64_t row_size = in_w * channels;            // one mixed input row
+    const int64_t out_row_size = out_w * channels;
     const int64_t* row_offset = rows_.offset.data();
     const int64_t* row_index = rows_.index.data();
     const T* row_weight = rows_.weight.data();
     const int64_t* column_offset = columns_.offset.data();
     const int64_t* column_index = columns_.index.data();
     const T* column_weight = columns_.weight.data();
-    if (channels_first_) {
-      ParallelForRows(ctx, planes_ * out_h, out_w,
-                      PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                        for (int64_t r = begin; r < end; ++r) {
-                          const int64_t plane = r / out_h, a = r % out_h;
-                          T* out_row = out + r * out_w;
-                          std::fill(out_row, out_row + out_w, T(0));
-                          for (int64_t k = row_offset[a]; k < row_offset[a + 1]; ++k) {
-                            const T* in_row = in + (plane * in_h + row_index[k]) * in_w;
-                            const T u = row_weight[k];
-                            for (int64_t b = 0; b < out_w; ++b) {
-                              T sum = 0;
-                              for (int64_t m = column_offset[b]; m < column_offset[b + 1]; ++m) {
-                                sum += column_weight[m] * in_row[column_index[m]];
-                              }
-                              out_row[b] += u * sum;
-                            }
-                          }
-                        }
-                      }));
-      return;
-    }
-    ParallelForRows(ctx, planes_ * out_h, out_w * channels,
-                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                      for (int64_t r = begin; r < end; ++r) {
-                        const int64_t plane = r / out_h, a = r % out_h;
-                        T* out_row = out + r * out_w * channels;
-                        std::fill(out_row, out_row + out_w * channels, T(0));
-                        for (int64_t k = row_offset[a]; k < row_offset[a + 1]; ++k) {
-                          const T* in_row = in + (plane * in_h + row_index[k]) * in_w * channels;
-                          const T u = row_weight[k];
-                          for (int64_t b = 0; b < out_w; ++b) {
-                            T* __restrict__ target = out_row + b * channels;
-                            for (int64_t m = column_offset[b]; m < column_offset[b + 1]; ++m) {
-                              const T w = u * column_weight[m];
-                              const T* __restrict__ source = in_row + column_index[m] * channels;
-                              for (int64_t c = 0; c < channels; ++c) { target[c] += w * source[c]; }
-                            }
-                          }
-                        }
-                      }
-                    }));
+    const char* repeats_previous = repeats_previous_.data();
+    const int64_t* index0 = tap_index_[0].data();
+    const int64_t* index1 = tap_index_[1].data();
+    const T* weight0 = tap_weight_[0].data();
+    const T* weight1 = tap_weight_[1].data();
+    const bool channels_first = channels_first_, two_taps = two_taps_;
+    const bool single_unit_taps = single_unit_taps_;
+    ParallelForRows(
+        ctx, planes_ * out_h, out_row_size,
+        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          std::vector<T> mixed_row(static_cast<size_t>(row_size));
+          T* __restrict__ mixed = mixed_row.data();
+          for (int64_t r = begin; r < end; ++r) {
+            const int64_t plane = r / out_h, a = r % out_h;
+            T* __restrict__ out_row = out + r * out_row_size;
+            if (repeats_previous[a] && r > begin) {
+              std::copy(out_row - out_row_size, out_row, out_row);
+              continue;
+            }
+            const T* plane_in = in + plane * in_h * row_size;
+            const T* source = plane_in + row_index[row_offset[a]] * row_size;
+            const int64_t taps = row_offset[a + 1] - row_offset[a];
+            if (taps != 1 || row_weight[row_offset[a]] != T(1)) {
+              const T u = row_weight[row_offset[a]];
+              for (int64_t j = 0; j < row_size; ++j) { mixed[j] = u * source[j]; }
+              for (int64_t k = row_offset[a] + 1; k < row_offset[a + 1]; ++k) {
+                const T* __restrict__ next = plane_in + row_index[k] * row_size;
+                const T v = row_weight[k];
+                for (int64_t j = 0; j < row_size; ++j) { mixed[j] += v * next[j]; }
+              }
+              source = mixed;
+            }
+            if (channels_first) {
+              if (single_unit_taps) {
+                for (int64_t b = 0; b < out_w; ++b) { out_row[b] = source[index0[b]]; }
+              } else if (two_taps) {
+                for (int64_t b = 0; b < out_w; ++b) {
+                  out_row[b] = weight0[b] * source[index0[b]] + weight1[b] * source[index1[b]];
+                }
+              } else {
+                for (int64_t b = 0; b < out_w; ++b) {
+                  T sum = 0;
+                  for (int64_t m = column_offset[b]; m < column_offset[b + 1]; ++m) {
+                    sum += column_weight[m] * source[column_index[m]];
+                  }
+                  out_row[b] = sum;
+                }
+              }
+              continue;
+            }
+            for (int64_t b = 0; b < out_w; ++b) {
+              T* __restrict__ target = out_row + b * channels;
+              const int64_t first = column_offset[b];
+              const T* __restrict__ tap = source + column_index[first] * channels;
+              const T w = column_weight[first];
+              for (int64_t c = 0; c < channels; ++c) { target[c] = w * tap[c]; }
+              for (int64_t m = first + 1; m < column_offset[b + 1]; ++m) {
+                const T* __restrict__ next = source + column_index[m] * channels;
+                const T v = column_weight[m];
+                for (int64_t c = 0; c < channels; ++c) { target[c] += v * next[c]; }
+              }
+            }
+          }
+        }));
   }
 
  private:
   ResampleAxis<T> rows_, columns_;
   int64_t in_h_ = 0, in_w_ = 0, planes_ = 0, channels_ = 1;
   bool channels_first_ = true;
+  std::vector<char> repeats_previous_;  // per output row: same taps as the row before
+  bool two_taps_ = false;               // every output column has at most two taps
+  bool single_unit_taps_ = false;       // every output column copies one input column
+  std::vector<int64_t> tap_index_[2];   // channels_first, two_taps_: the taps per column
+  std::vector<T> tap_weight_[2];
 };
 
 // forward: x -> y; gradient: dy -> dx with the transposed maps. `small` is x's (or dx's) shape,
