@@ -52,8 +52,8 @@ Shape UpsampleOutputShape(const std::string& op_type, const OperatorConf& conf, 
                                      << "and at least 1, got " << scales[0] << " and "
                                      << scales[1];
     }
-    dims[first_spatial + axis] =
-        static_cast<int64_t>(std::floor(scales[axis] * static_cast<double>(x.At(first_spatial + axis))));
+    const double size = static_cast<double>(x.At(first_spatial + axis));
+    dims[first_spatial + axis] = static_cast<int64_t>(std::floor(scales[axis] * size));
   }
   return Shape(dims);
 }

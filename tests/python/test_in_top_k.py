@@ -41,7 +41,8 @@ def test_in_top_k_oneflow_example_and_edge_cases():
         [np.nan, 5.0, 0.0, 0.0],
         [7.0, 7.0, 7.0, 7.0],      # all tied
     ], np.float32)
-    out, _ = check_op(lambda t, p: flow.math.in_top_k(t, p, 1), lambda t, p: numpy_in_top_k(t, p, 1),
+    out, _ = check_op(lambda t, p: flow.math.in_top_k(t, p, 1),
+                      lambda t, p: numpy_in_top_k(t, p, 1),
                       inputs=[targets, predictions], differentiable=[], multi_device=False)
     np.testing.assert_array_equal(out, [1, 0, 1, 0, 0, 0, 0, 1])
     out, _ = check_op(lambda t, p: flow.math.in_top_k(t, p, 0), lambda t, p: 0 * out,

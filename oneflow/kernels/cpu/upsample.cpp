@@ -137,7 +137,9 @@ class SeparableResample {
           tap_index_[tap][b] = columns_.index[k];
           tap_weight_[tap][b] = columns_.weight[k];
         }
-        if (columns_.offset[b + 1] - columns_.offset[b] == 1) { tap_index_[1][b] = tap_index_[0][b]; }
+        if (columns_.offset[b + 1] - columns_.offset[b] == 1) {
+          tap_index_[1][b] = tap_index_[0][b];
+        }
       }
     }
   }
