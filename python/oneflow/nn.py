@@ -14,8 +14,8 @@ from oneflow.ops.loss_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits,
 )
 from oneflow.ops.conv_ops import (  # noqa: F401
-    avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv3d, max_pool1d,
-    max_pool2d, max_pool3d,
+    avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv2d_transpose, conv3d,
+    max_pool1d, max_pool2d, max_pool3d,
 )
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 

@@ -174,6 +174,18 @@ CHECKER_CASES.update({
     "range": ("test_range_and_cast.py", "flow.range"),
 })
 
+# transposed convolution, upsampling, prelu, triangular masks, in_top_k
+CHECKER_CASES.update({
+    "deconv2d": ("test_conv_transpose.py", "flow.nn.conv2d_transpose"),
+    "upsample": ("test_upsample.py", "flow.layers.upsample_2d"),
+    "upsample_grad": ("test_upsample.py", "def test_upsample_grad_op"),
+    "prelu": ("test_prelu.py", "check_op(prelu_op"),
+    "prelu_grad": ("test_prelu.py", "def test_prelu_grad_op"),
+    "tril": ("test_tril.py", "flow.math.tril"),
+    "fused_scale_tril": ("test_tril.py", "flow.math.fused_scale_tril"),
+    "in_top_k": ("test_in_top_k.py", "flow.math.in_top_k"),
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",

@@ -8,6 +8,7 @@
 // "Convolution and pooling".
 // float64: oneDNN has no f64 convolution on CPU, so im2col + cblas_dgemm (col2im for the data
 // gradient), one batch element and group at a time.
+// deconv2d (transposed convolution) runs the backward-data kernels (ArgumentsOf).
 
 #include <cblas.h>
 
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
@@ -219,24 +221,45 @@ const char* ConvPassName(ConvPass pass) {
   }
 }
 
-// The float32 kernel of one pass. Arguments (framework name -> oneDNN argument):
-//   forward:          in -> SRC, weight -> WEIGHTS, out -> DST
-//   backward data:    dy -> DIFF_DST, weight -> WEIGHTS, dx -> DIFF_SRC
-//   backward weights: x -> SRC, dy -> DIFF_DST, filter_diff -> DIFF_WEIGHTS
+// The blobs a kernel reads and writes, by role. conv1d/2d/3d, conv_data_grad and
+// conv_filter_grad name them after the convolution; deconv2d is the backward-data pass of the
+// convolution that maps its output back to its input.
+struct ConvArguments {
+  std::string activation;   // has the convolution input's shape (in, x_like, x; deconv: out)
+  std::string weight;       // has the weight's shape (weight, filter_diff)
+  std::string output_grad;  // the convolution's output or its gradient (out, dy; deconv: in)
+  std::string result;       // the kernel's output
+};
+
+ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
+  if (op_type == "deconv2d") { return {"out", "weight", "in", "out"}; }
+  switch (pass) {
+    case ConvPass::kForward: return {"in", "weight", "out", "out"};
+    case ConvPass::kBackwardData: return {"x_like", "weight", "dy", "dx"};
+    default: return {"x", "filter_diff", "dy", "filter_diff"};
+  }
+}
+
+// The float32 kernel of one pass. Arguments (role -> oneDNN argument):
+//   forward:          activation -> SRC, weight -> WEIGHTS, result (out) -> DST
+//   backward data:    output_grad -> DIFF_DST, weight -> WEIGHTS, result -> DIFF_SRC
+//   backward weights: activation (x) -> SRC, output_grad -> DIFF_DST, result -> DIFF_WEIGHTS
 template <ConvPass kPass>
 class OneDnnConvKernel final : public Kernel {
  public:
   explicit OneDnnConvKernel(const KernelInitContext& ctx)
-      : shape_(MakeConvShape(ctx, ctx.conf().op_type(), ctx.Desc(ActivationArgument()).shape,
-                             ctx.Desc(WeightArgument()).shape)) {
-    for (const char* argument : {ActivationArgument(), WeightArgument(), OutputGradArgument()}) {
+      : arguments_(ArgumentsOf(kPass, ctx.conf().op_type())),
+        shape_(MakeConvShape(ctx, ctx.conf().op_type(), ctx.Desc(arguments_.activation).shape,
+                             ctx.Desc(arguments_.weight).shape)) {
+    for (const std::string& argument :
+         {arguments_.activation, arguments_.weight, arguments_.output_grad}) {
       if (ctx.Desc(argument).shape.elem_count() == 0) { empty_ = true; }
     }
-    output_count_ = ctx.Desc(OutputArgument()).shape.elem_count();
+    output_count_ = ctx.Desc(arguments_.result).shape.elem_count();
   }
 
   void Forward(KernelContext& ctx) override {
-    float* output = ctx.Output(OutputArgument()).mut_data<float>();
+    float* output = ctx.Output(arguments_.result).mut_data<float>();
     if (empty_) {
       std::fill(output, output + output_count_, 0.0f);
       return;
@@ -249,34 +272,22 @@ class OneDnnConvKernel final : public Kernel {
       }
     }
     if (kPass == ConvPass::kForward) {
-      primitive_.Run({{DNNL_ARG_SRC, ctx.Input("in").data<float>()},
-                      {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
+      primitive_.Run({{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
+                      {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
                       {DNNL_ARG_DST, output}});
     } else if (kPass == ConvPass::kBackwardData) {
-      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()},
-                      {DNNL_ARG_WEIGHTS, ctx.Input("weight").data<float>()},
+      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output_grad).data<float>()},
+                      {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
                       {DNNL_ARG_DIFF_SRC, output}});
     } else {
-      primitive_.Run({{DNNL_ARG_SRC, ctx.Input("x").data<float>()},
-                      {DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()},
+      primitive_.Run({{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
+                      {DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output_grad).data<float>()},
                       {DNNL_ARG_DIFF_WEIGHTS, output}});
     }
   }
 
  private:
-  // The blob whose shape gives the input geometry, and the one with the weight's shape.
-  static const char* ActivationArgument() {
-    return kPass == ConvPass::kForward ? "in" : kPass == ConvPass::kBackwardData ? "x_like" : "x";
-  }
-  static const char* WeightArgument() {
-    return kPass == ConvPass::kBackwardWeights ? "filter_diff" : "weight";
-  }
-  static const char* OutputGradArgument() { return kPass == ConvPass::kForward ? "out" : "dy"; }
-  static const char* OutputArgument() {
-    return kPass == ConvPass::kForward ? "out"
-           : kPass == ConvPass::kBackwardData ? "dx" : "filter_diff";
-  }
-
+  ConvArguments arguments_;
   ConvShape shape_;
   bool empty_ = false;
   int64_t output_count_ = 0;
@@ -426,13 +437,12 @@ class GemmConvForwardKernel final : public GemmConvKernelBase {
 class GemmConvDataGradKernel final : public GemmConvKernelBase {
  public:
   explicit GemmConvDataGradKernel(const KernelInitContext& ctx)
-      : GemmConvKernelBase(MakeConvShape(ctx, "conv_data_grad", ctx.Desc("x_like").shape,
-                                         ctx.Desc("weight").shape)) {}
+      : GemmConvDataGradKernel(ctx, ArgumentsOf(ConvPass::kBackwardData, ctx.conf().op_type())) {}
 
   void Forward(KernelContext& ctx) override {
-    const double* dy = ctx.Input("dy").data<double>();
-    const double* weight = ctx.Input("weight").data<double>();
-    double* dx = ctx.Output("dx").mut_data<double>();
+    const double* dy = ctx.Input(arguments_.output_grad).data<double>();
+    const double* weight = ctx.Input(arguments_.weight).data<double>();
+    double* dx = ctx.Output(arguments_.result).mut_data<double>();
     std::fill(dx, dx + c_.batch * c_.channels * c_.InputSize(), 0.0);
     const int64_t og = c_.GroupOut(), rows = c_.GroupIn() * c_.WindowSize(), os = c_.OutputSize();
     if (rows == 0 || og == 0) { return; }
@@ -450,6 +460,15 @@ class GemmConvDataGradKernel final : public GemmConvKernelBase {
       }
     }
   }
+
+ private:
+  GemmConvDataGradKernel(const KernelInitContext& ctx, ConvArguments arguments)
+      : GemmConvKernelBase(MakeConvShape(ctx, ctx.conf().op_type(),
+                                         ctx.Desc(arguments.activation).shape,
+                                         ctx.Desc(arguments.weight).shape)),
+        arguments_(std::move(arguments)) {}
+
+  ConvArguments arguments_;
 };
 
 class GemmConvFilterGradKernel final : public GemmConvKernelBase {
@@ -492,5 +511,6 @@ REGISTER_CONV_KERNELS("conv2d", OneDnnConvForwardKernel, GemmConvForwardKernel);
 REGISTER_CONV_KERNELS("conv3d", OneDnnConvForwardKernel, GemmConvForwardKernel);
 REGISTER_CONV_KERNELS("conv_data_grad", OneDnnConvDataGradKernel, GemmConvDataGradKernel);
 REGISTER_CONV_KERNELS("conv_filter_grad", OneDnnConvFilterGradKernel, GemmConvFilterGradKernel);
+REGISTER_CONV_KERNELS("deconv2d", OneDnnConvDataGradKernel, GemmConvDataGradKernel);
 
 }  // namespace oneflow

@@ -1,5 +1,6 @@
-"""Convolution and pooling: flow.nn.conv1d/2d/3d, compat_conv2d, max_pool1d/2d/3d,
-avg_pool1d/2d/3d, and flow.layers.conv1d/2d/3d (OneFlow 0.3's names, signatures and defaults).
+"""Convolution and pooling: flow.nn.conv1d/2d/3d, compat_conv2d, conv2d_transpose,
+max_pool1d/2d/3d, avg_pool1d/2d/3d, and flow.layers.conv1d/2d/3d (OneFlow 0.3's names,
+signatures and defaults).
 
 The wrappers turn Python arguments into the ops' attributes (oneflow/ops/conv.cpp, pool.cpp):
 data_format -> "channels_first"/"channels_last", ints -> one value per spatial axis, and padding
@@ -157,6 +158,100 @@ def compat_conv2d(input, filters, strides, padding, data_format="NCHW", dilation
     if isinstance(padding, str) and padding.upper() == "SAME":
         padding = "SAME_UPPER"
     return conv2d(input, filters, strides, padding, data_format, dilations, groups, name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="VALID",
+                     data_format="NCHW", name=None, input=None, filters=None, dilations=None):
+    """2-D transposed convolution (the data gradient of conv2d), op deconv2d.
+
+    value (or input): (N, C_in, H, W) for "NCHW", (N, H, W, C_in) for "NHWC"; filter (or
+    filters): (C_in, C_out, kh, kw) for "NCHW", (C_in, kh, kw, C_out) for "NHWC", as in OneFlow
+    0.3 and TensorFlow. output_shape: the 4-D output shape in data_format order; each spatial
+    size must be one that a convolution with these strides and padding maps back to the input's
+    size: with "VALID", (in - 1) * stride + window <= out < that + stride; with "SAME",
+    ceil(out / stride) == in (window = (kernel - 1) * dilation + 1). OneFlow 0.3 requires
+    output_shape; here None gives the smallest such size, (in - 1) * stride + window for "VALID"
+    and in * stride for "SAME". "SAME" crops the padding the convolution would add, the odd
+    element at the end (TensorFlow's rule). strides is required (an int or 2 ints).
+    """
+    op_type = "conv2d_transpose"
+    if (value is None) == (input is None):
+        raise ValueError("%s: give exactly one of `value` and `input`" % op_type)
+    if (filter is None) == (filters is None):
+        raise ValueError("%s: give exactly one of `filter` and `filters`" % op_type)
+    x = value if value is not None else input
+    weight = filter if filter is not None else filters
+    op_builder.check_blob(x, op_type, "value")
+    op_builder.check_blob(weight, op_type, "filter")
+    position = _data_format(op_type, data_format, 2)
+    channels_first = position == "channels_first"
+    _check_rank(op_type, "value", x, 4)
+    _check_rank(op_type, "filter", weight, 4)
+    if strides is None:
+        raise ValueError("%s: strides must be an int or a list of 2 ints, got None" % op_type)
+    strides = _int_list(op_type, "strides", strides, 2)
+    dilations = _int_list(op_type, "dilations", 1 if dilations is None else dilations, 2)
+    for what, values in (("strides", strides), ("dilations", dilations)):
+        if any(v <= 0 for v in values):
+            raise ValueError("%s: %s must be positive, got %r" % (op_type, what, values))
+    x_shape, w_shape = tuple(x.shape), tuple(weight.shape)
+    in_sizes = x_shape[2:] if channels_first else x_shape[1:3]
+    kernel = list(w_shape[2:] if channels_first else w_shape[1:3])
+    out_channels = w_shape[1] if channels_first else w_shape[3]
+    windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
+        raise ValueError("%s: padding must be 'VALID' or 'SAME', got %r" % (op_type, padding))
+    same = padding.upper() == "SAME"
+    if output_shape is None:
+        sizes = [i * s if same else (i - 1) * s + w
+                 for i, s, w in zip(in_sizes, strides, windows)]
+        output_shape = ((x_shape[0], out_channels) + tuple(sizes) if channels_first
+                        else (x_shape[0],) + tuple(sizes) + (out_channels,))
+    output_shape = shapes.to_shape(output_shape, op_type + " output_shape")
+    if len(output_shape) != 4:
+        raise ValueError("%s: output_shape must have 4 dims, got %r" % (op_type, output_shape))
+    channel_axis = 1 if channels_first else 3
+    if output_shape[0] != x_shape[0] or output_shape[channel_axis] != out_channels:
+        raise ValueError(
+            "%s: output_shape %r must have the input's batch size %d and the filter's output "
+            "channels %d (filter %r, data_format %s) on axis %d"
+            % (op_type, output_shape, x_shape[0], out_channels, w_shape, data_format,
+               channel_axis))
+    out_sizes = output_shape[2:] if channels_first else output_shape[1:3]
+    before, after, output_padding = [], [], []
+    for axis in range(2):
+        size, out, s, w = in_sizes[axis], out_sizes[axis], strides[axis], windows[axis]
+        if same:
+            if (out + s - 1) // s != size:
+                raise ValueError(
+                    "%s: with SAME padding and stride %d, output size %d on spatial axis %d "
+                    "does not map back to the input's size %d (ceil(out / stride) must equal it)"
+                    % (op_type, s, out, axis, size))
+            needed = max(0, (size - 1) * s + w - out)
+        else:
+            if not (size - 1) * s + w <= out < (size - 1) * s + w + s:
+                raise ValueError(
+                    "%s: with VALID padding, output size %d on spatial axis %d does not map back "
+                    "to the input's size %d: it must lie in [%d, %d] (stride %d, window %d)"
+                    % (op_type, out, axis, size, (size - 1) * s + w, (size - 1) * s + w + s - 1,
+                       s, w))
+            needed = 0
+        before.append(needed // 2)
+        after.append(needed - needed // 2)
+        output_padding.append(out - ((size - 1) * s + w - needed))
+    attrs = {
+        "filters": int(out_channels),
+        "data_format": position,
+        "kernel_size": kernel,
+        "strides": strides,
+        "dilation_rate": dilations,
+        "padding": "customized",
+        "padding_before": before,
+        "padding_after": after,
+        "output_padding": output_padding,
+    }
+    return op_builder.add_single_output_op("deconv2d", name, "Deconv2d",
+                                           {"in": x, "weight": weight}, attrs)
 
 
 def _pool(kind, spatial_axes, input, ksize, strides, padding, data_format, ceil_mode, name):

@@ -1,7 +1,7 @@
 """Index-valued ops along one axis (OneFlow 0.3 names and signatures): flow.math.argmax,
-flow.math.argmin, flow.math.top_k, flow.sort, flow.argsort. Indices are int32, as in OneFlow;
-ties go to the lowest index; NaN is larger than any number. None is differentiable.
-Ops: oneflow/ops/arg_sort.cpp."""
+flow.math.argmin, flow.math.top_k, flow.sort, flow.argsort, and flow.math.in_top_k. Indices are
+int32, as in OneFlow; ties go to the lowest index; NaN is larger than any number. None is
+differentiable. Ops: oneflow/ops/arg_sort.cpp, in_top_k.cpp."""
 import numbers
 
 from oneflow.framework import op_builder
@@ -72,3 +72,17 @@ def argsort(input, axis=-1, direction="ASCENDING", name=None):  # noqa: A002
     return op_builder.add_single_output_op(
         "argsort", name, "ArgSort", {"in": input},
         {"axis": axis, "direction": _direction(direction, "argsort")})
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """int8 (N,): 1 where class targets[i] is among the k highest of predictions[i, :]. Ties
+    count in the target's favour (fewer than k classes score strictly higher); a target outside
+    [0, classes) or a row with a non-finite prediction gives 0. targets (N,) int32 / int64,
+    predictions (N, classes) float32 / float64 (op in_top_k, oneflow/ops/in_top_k.cpp)."""
+    op_builder.check_blob(targets, "in_top_k", "targets")
+    op_builder.check_blob(predictions, "in_top_k", "predictions")
+    if not isinstance(k, numbers.Integral) or isinstance(k, bool):
+        raise TypeError("in_top_k: k must be an int, got %r" % (k,))
+    return op_builder.add_single_output_op(
+        "in_top_k", name, "InTopK", {"targets": targets, "predictions": predictions},
+        {"k": int(k)})
