@@ -174,6 +174,14 @@ CHECKER_CASES.update({
     "range": ("test_range_and_cast.py", "flow.range"),
 })
 
+# more math, indexing and random ops (flow.math.atan2 / xdivy / xlogy, tensor_scatter_nd_update,
+# random_mask_like, shuffle)
+CHECKER_CASES.update({
+    "broadcast_atan2": ("test_more_math.py", "flow.math.atan2"),
+    "broadcast_xdivy": ("test_more_math.py", "flow.math.xdivy"),
+    "broadcast_xlogy": ("test_more_math.py", "flow.math.xlogy"),
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",
