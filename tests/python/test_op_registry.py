@@ -180,6 +180,7 @@ CHECKER_CASES.update({
     "broadcast_atan2": ("test_more_math.py", "flow.math.atan2"),
     "broadcast_xdivy": ("test_more_math.py", "flow.math.xdivy"),
     "broadcast_xlogy": ("test_more_math.py", "flow.math.xlogy"),
+    "tensor_scatter_nd_update": ("test_more_array_ops.py", "flow.tensor_scatter_nd_update"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.
