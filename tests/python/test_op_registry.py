@@ -181,6 +181,9 @@ CHECKER_CASES.update({
     "broadcast_xdivy": ("test_more_math.py", "flow.math.xdivy"),
     "broadcast_xlogy": ("test_more_math.py", "flow.math.xlogy"),
     "tensor_scatter_nd_update": ("test_more_array_ops.py", "flow.tensor_scatter_nd_update"),
+    "random_mask_like": ("test_more_random.py", "flow.nn.random_mask_like"),
+    "generate_random_batch_permutation_indices": ("test_more_random.py",
+                                                  "flow.random.shuffle"),
 })
 
 # Ops that need no gradient rule though they are not marked not differentiable.
