@@ -1,5 +1,6 @@
 // The broadcast binary family: z = x (op) y with numpy broadcasting, declared from one table.
-// Arithmetic (add, sub, mul, div, pow, maximum, minimum, floor_mod, floordiv) keeps x's dtype;
+// Arithmetic (add, sub, mul, div, pow, maximum, minimum, floor_mod, floordiv, and the floating
+// atan2, xdivy, xlogy) keeps x's dtype;
 // comparisons and logical and/or give int8 (1 or 0), as in OneFlow 0.3, and have no gradient.
 // Gradients are built from existing ops; reduce_sum_like sums a gradient back to an input's
 // shape where that input was broadcast.
@@ -156,6 +157,67 @@ void GenerateFloorModGrad(GradContext& ctx) {
   }
 }
 
+// z = atan2(x, y): dx = dz * y / (x^2 + y^2) and dy = -dz * x / (x^2 + y^2).
+void GenerateAtan2Grad(GradContext& ctx) {
+  std::string x_square = Unary(ctx, "grad_x_square", "square", ctx.Input("x"));
+  std::string y_square = Unary(ctx, "grad_y_square", "square", ctx.Input("y"));
+  std::string radius_square = Binary(ctx, "grad_radius", "broadcast_add", x_square, y_square);
+  if (ctx.NeedInputGrad("x")) {
+    std::string product =
+        Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), ctx.Input("y"));
+    std::string quotient = Binary(ctx, "x_grad_div", "broadcast_div", product, radius_square);
+    ctx.SetInputGrad("x", ReduceToInput(ctx, quotient, "x", "x_grad"));
+  }
+  if (ctx.NeedInputGrad("y")) {
+    std::string product =
+        Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), ctx.Input("x"));
+    std::string quotient = Binary(ctx, "y_grad_div", "broadcast_div", product, radius_square);
+    std::string reduced = ReduceToInput(ctx, quotient, "y", "y_grad_sum");
+    ctx.SetInputGrad("y", Negate(ctx, "y_grad", reduced));
+  }
+}
+
+// 1 where x != 0, else 0 (sign(|x|)): xdivy and xlogy are 0 where x == 0, and so are their
+// gradients, as in OneFlow 0.3 and TensorFlow.
+std::string NonzeroIndicator(GradContext& ctx) {
+  std::string magnitude = Unary(ctx, "grad_x_abs", "abs", ctx.Input("x"));
+  return Unary(ctx, "grad_x_nonzero", "sign", magnitude);
+}
+
+// z = xdivy(x, y): dx = xdivy(x != 0, y) * dz and dy = -xdivy(x, y^2) * dz.
+void GenerateXdivyGrad(GradContext& ctx) {
+  if (ctx.NeedInputGrad("x")) {
+    std::string partial = Binary(ctx, "x_grad_partial", "broadcast_xdivy", NonzeroIndicator(ctx),
+                                 ctx.Input("y"));
+    std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
+    ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
+  }
+  if (ctx.NeedInputGrad("y")) {
+    std::string y_square = Unary(ctx, "y_grad_square", "square", ctx.Input("y"));
+    std::string partial =
+        Binary(ctx, "y_grad_partial", "broadcast_xdivy", ctx.Input("x"), y_square);
+    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
+    std::string reduced = ReduceToInput(ctx, product, "y", "y_grad_sum");
+    ctx.SetInputGrad("y", Negate(ctx, "y_grad", reduced));
+  }
+}
+
+// z = xlogy(x, y): dx = xlogy(x != 0, y) * dz and dy = xdivy(x, y) * dz.
+void GenerateXlogyGrad(GradContext& ctx) {
+  if (ctx.NeedInputGrad("x")) {
+    std::string partial = Binary(ctx, "x_grad_partial", "broadcast_xlogy", NonzeroIndicator(ctx),
+                                 ctx.Input("y"));
+    std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
+    ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
+  }
+  if (ctx.NeedInputGrad("y")) {
+    std::string partial =
+        Binary(ctx, "y_grad_partial", "broadcast_xdivy", ctx.Input("x"), ctx.Input("y"));
+    std::string product = Binary(ctx, "y_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
+    ctx.SetInputGrad("y", ReduceToInput(ctx, product, "y", "y_grad"));
+  }
+}
+
 // Piecewise constant in both inputs.
 void GenerateZeroGrad(GradContext& ctx) {
   for (const char* argument : {"x", "y"}) {
@@ -194,6 +256,9 @@ const std::vector<BinaryOpSpec>& BinaryOpSpecs() {
        MakeSelectGrad("broadcast_less_equal")},
       {"broadcast_floor_mod", K::kArithmetic, false, P::kNone, GenerateFloorModGrad},
       {"broadcast_floordiv", K::kArithmetic, false, P::kNone, GenerateZeroGrad},
+      {"broadcast_atan2", K::kArithmetic, true, P::kNone, GenerateAtan2Grad},
+      {"broadcast_xdivy", K::kArithmetic, true, P::kNone, GenerateXdivyGrad},
+      {"broadcast_xlogy", K::kArithmetic, true, P::kNone, GenerateXlogyGrad},
       {"broadcast_equal", K::kCompare, false, P::kNone, {}},
       {"broadcast_not_equal", K::kCompare, false, P::kNone, {}},
       {"broadcast_greater", K::kCompare, false, P::kNone, {}},

@@ -3,6 +3,8 @@
 // an output (int8), so the gradient op "dropout_grad" (dx = dy * mask * scale) uses exactly the
 // forward's mask. Masks come from a counter-based hash of (seed, iteration, logical element
 // index): the same on any number of devices and any split, and new each iteration.
+// random_mask_like: that mask alone (int8, 1 = keep with probability 1 - rate) shaped like its
+// input (flow.nn.random_mask_like); with dropout's seed and rate it is dropout's mask.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -71,6 +73,23 @@ REGISTER_OP("dropout_grad")
       }
       ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
       ctx.NewSignature().PartialSum("dy").Broadcast("mask").PartialSum("dx").Build();
+    })
+    .NonDifferentiable();
+
+REGISTER_OP("random_mask_like")
+    .Input("like")
+    .Output("out")
+    .RequiredAttr<double>("rate")
+    .RequiredAttr<int64_t>("seed")
+    .SetInferFn([](InferContext& ctx) {
+      const double rate = ctx.Attr<double>("rate");
+      if (!(rate >= 0.0 && rate < 1.0)) {
+        throw Error(ErrorKind::kValue) << "random_mask_like: rate must be in [0, 1), got " << rate;
+      }
+      ctx.Output("out") = BlobDesc{ctx.Input("like").shape, kInt8};
+    })
+    .SetSbpFn([](SbpContext& ctx) {
+      AddElementwiseSignatures(ctx, ctx.LogicalInput("like").shape.num_axes(), false);
     })
     .NonDifferentiable();
 

@@ -4,6 +4,10 @@
 // at the rows the index tuples address, where the matching rows of updates are added
 // (duplicates sum). gather_nd's gradient is scatter_nd_like(indices, dy, like=params);
 // scatter_nd's gradient for updates is gather_nd(dy, indices).
+// tensor_scatter_nd_update: params with the addressed rows replaced by the rows of updates (a
+// row addressed twice takes the later one). Its gradient is dy with those rows zeroed for params
+// (tensor_scatter_nd_update(dy, indices, zeros)) and gather_nd(dy, indices) for updates, as in
+// OneFlow 0.3 and TensorFlow (a duplicate's overwritten row gets the gradient too).
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/index_functions.h"
@@ -62,6 +66,25 @@ void InferScatterNd(InferContext& ctx, const std::string& op_type, const Shape& 
   ctx.Output("out") = BlobDesc{shape, updates.data_type};
 }
 
+void InferTensorScatterNdUpdate(InferContext& ctx) {
+  const std::string op_type = "tensor_scatter_nd_update";
+  const BlobDesc& params = ctx.Input("params");
+  const BlobDesc& updates = ctx.Input("updates");
+  CheckDataTypeIn(op_type, "params", params.data_type, MovableDataTypes());
+  CheckSameDataType(op_type, "params", params.data_type, "updates", updates.data_type);
+  const BlobDesc& indices = ctx.Input("indices");
+  int64_t depth = CheckNdIndices(op_type, params.shape, indices);
+  Shape expected = NdRowsShape(params.shape, indices.shape, depth);
+  if (updates.shape != expected) {
+    throw Error(ErrorKind::kValue) << op_type << ": updates " << updates.shape.ToString()
+                                   << " must have shape indices[:-1] + params[K:] = "
+                                   << expected.ToString() << " for indices "
+                                   << indices.shape.ToString() << " and params "
+                                   << params.shape.ToString();
+  }
+  ctx.Output("out") = params;
+}
+
 void GetGatherNdSbp(SbpContext& ctx) {
   const Shape& params = ctx.LogicalInput("params").shape;
   const Shape& indices = ctx.LogicalInput("indices").shape;
@@ -103,6 +126,49 @@ void GetScatterNdSbp(SbpContext& ctx, bool has_like) {
   if (has_like) { partial.Broadcast("like"); }
   partial.Build();
   ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+}
+
+// A split of an axis the index tuples do not address splits params, updates and out alike;
+// out is linear in (params, updates) together, so both partial sums give a partial sum.
+void GetTensorScatterNdUpdateSbp(SbpContext& ctx) {
+  const Shape& params = ctx.LogicalInput("params").shape;
+  const Shape& indices = ctx.LogicalInput("indices").shape;
+  const int64_t depth = indices.At(indices.num_axes() - 1);
+  const int64_t rows = indices.num_axes() - 1;
+  for (int64_t dim = depth; dim < params.num_axes(); ++dim) {
+    ctx.NewSignature()
+        .Split("params", dim)
+        .Broadcast("indices")
+        .Split("updates", rows + dim - depth)
+        .Split("out", dim)
+        .Build();
+  }
+  ctx.NewSignature()
+      .PartialSum("params")
+      .Broadcast("indices")
+      .PartialSum("updates")
+      .PartialSum("out")
+      .Build();
+  ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+}
+
+void GenerateTensorScatterNdUpdateGrad(GradContext& ctx) {
+  if (ctx.NeedInputGrad("params")) {
+    std::string zeros = ctx.AddOp("params_grad_zeros", OpConfBuilder("constant_like", "")
+                                                           .Input("like", ctx.Input("updates"))
+                                                           .Attr("value", 0.0));
+    std::string dparams = ctx.AddOp("params_grad", OpConfBuilder("tensor_scatter_nd_update", "")
+                                                       .Input("params", ctx.OutputGrad("out"))
+                                                       .Input("indices", ctx.Input("indices"))
+                                                       .Input("updates", zeros));
+    ctx.SetInputGrad("params", dparams);
+  }
+  if (ctx.NeedInputGrad("updates")) {
+    std::string dupdates = ctx.AddOp("updates_grad", OpConfBuilder("gather_nd", "")
+                                                         .Input("params", ctx.OutputGrad("out"))
+                                                         .Input("indices", ctx.Input("indices")));
+    ctx.SetInputGrad("updates", dupdates);
+  }
 }
 
 void GenerateGatherNdGrad(GradContext& ctx) {
@@ -166,5 +232,15 @@ REGISTER_OP("scatter_nd_like")
     })
     .SetSbpFn([](SbpContext& ctx) { GetScatterNdSbp(ctx, true); })
     .SetGradFn(GenerateScatterNdGrad);
+
+REGISTER_OP("tensor_scatter_nd_update")
+    .Input("params")
+    .Input("indices")
+    .Input("updates")
+    .Output("out")
+    .NoGradInput("indices")
+    .SetInferFn(InferTensorScatterNdUpdate)
+    .SetSbpFn(GetTensorScatterNdUpdateSbp)
+    .SetGradFn(GenerateTensorScatterNdUpdateGrad);
 
 }  // namespace oneflow

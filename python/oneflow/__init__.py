@@ -31,6 +31,9 @@ from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import smooth_l1_loss  # noqa: F401
+from oneflow.ops.extra_array_ops import (  # noqa: F401
+    dynamic_reshape, elem_cnt, identity_n, masked_fill, repeat, tensor_scatter_nd_update,
+)
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,

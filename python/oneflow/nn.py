@@ -17,6 +17,11 @@ from oneflow.ops.conv_ops import (  # noqa: F401
     avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv2d_transpose, conv3d,
     max_pool1d, max_pool2d, max_pool3d,
 )
+from oneflow.ops.extra_nn_ops import (  # noqa: F401
+    fused_bias_add_dropout, fused_bias_add_gelu, margin_ranking_loss as MarginRankingLoss, moments,
+    random_mask_like, softmax_grad, sparse_cross_entropy,
+    triplet_margin_loss as TripletMarginLoss,
+)
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.nn")

@@ -186,6 +186,18 @@ CHECKER_CASES.update({
     "in_top_k": ("test_in_top_k.py", "flow.math.in_top_k"),
 })
 
+# more math, indexing and random ops (flow.math.atan2 / xdivy / xlogy, tensor_scatter_nd_update,
+# random_mask_like, shuffle)
+CHECKER_CASES.update({
+    "broadcast_atan2": ("test_more_math.py", "flow.math.atan2"),
+    "broadcast_xdivy": ("test_more_math.py", "flow.math.xdivy"),
+    "broadcast_xlogy": ("test_more_math.py", "flow.math.xlogy"),
+    "tensor_scatter_nd_update": ("test_more_array_ops.py", "flow.tensor_scatter_nd_update"),
+    "random_mask_like": ("test_more_random.py", "flow.nn.random_mask_like"),
+    "generate_random_batch_permutation_indices": ("test_more_random.py",
+                                                  "flow.random.shuffle"),
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",

@@ -31,6 +31,10 @@ OF_BINARY_FUNCTOR(SubFunctor, x - y)
 OF_BINARY_FUNCTOR(MulFunctor, x * y)
 OF_BINARY_FUNCTOR(DivFunctor, x / y)
 OF_BINARY_FUNCTOR(PowFunctor, T(std::pow(x, y)))
+OF_BINARY_FUNCTOR(Atan2Functor, T(std::atan2(x, y)))
+// 0 where x == 0 (even where y == 0 or log(y) is infinite), as OneFlow 0.3 and TensorFlow.
+OF_BINARY_FUNCTOR(XdivyFunctor, x == T(0) ? T(0) : x / y)
+OF_BINARY_FUNCTOR(XlogyFunctor, x == T(0) ? T(0) : T(x * std::log(y)))
 // NaN in either input gives NaN, as numpy.maximum / minimum.
 OF_BINARY_FUNCTOR(MaximumFunctor, (x > y || x != x) ? x : y)
 OF_BINARY_FUNCTOR(MinimumFunctor, (x < y || x != x) ? x : y)
@@ -142,6 +146,9 @@ OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_sub", SubFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_mul", MulFunctor);
 OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_div", DivFunctor);
 OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_pow", PowFunctor);
+OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_atan2", Atan2Functor);
+OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_xdivy", XdivyFunctor);
+OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_xlogy", XlogyFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_maximum", MaximumFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_minimum", MinimumFunctor);
 OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_floor_mod", FloorModFunctor);

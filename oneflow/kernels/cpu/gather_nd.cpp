@@ -2,7 +2,8 @@
 // contiguous row of prod(params[K:]) elements; gather_nd copies rows (memcpy, split over the
 // compute threads), scatter_nd zeroes the output and adds rows. Scattered rows may collide, so
 // scatter_nd splits the work over blocks of columns, never over rows. Every index tuple is
-// validated first, and a bad one raises a ValueError naming it.
+// validated first, and a bad one raises a ValueError naming it. tensor_scatter_nd_update copies
+// params and then overwrites the addressed rows in index order (a later duplicate wins).
 
 #include <algorithm>
 #include <cstring>
@@ -122,10 +123,52 @@ class ScatterNdKernel final : public Kernel {
   std::vector<int64_t> offsets_;
 };
 
+template <typename T>
+class TensorScatterNdUpdateKernel final : public Kernel {
+ public:
+  explicit TensorScatterNdUpdateKernel(const KernelInitContext& ctx)
+      : indexer_("tensor_scatter_nd_update (op '" + ctx.conf().name() + "')",
+                 ctx.Desc("params").shape, ctx.Desc("indices").shape),
+        out_count_(ctx.Desc("out").shape.elem_count()) {}
+
+  void Forward(KernelContext& ctx) override {
+    indexer_.Compute(ctx.Input("indices"), &offsets_);
+    const T* params = ctx.Input("params").data<T>();
+    const T* updates = ctx.Input("updates").data<T>();
+    T* out = ctx.Output("out").mut_data<T>();
+    if (out != params) {
+      ParallelForElements(ctx, out_count_, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+        std::memcpy(out + begin, params + begin, (end - begin) * sizeof(T));
+      });
+    }
+    // Rows in index order on one thread per column block, so that a later duplicate wins.
+    const int64_t inner = indexer_.inner;
+    const int64_t rows = indexer_.rows;
+    const int64_t* offsets = offsets_.data();
+    const int64_t blocks = (inner + kScatterColumnBlock - 1) / kScatterColumnBlock;
+    ParallelForRows(ctx, blocks, rows * kScatterColumnBlock, [=](int64_t begin, int64_t end) {
+      for (int64_t block = begin; block < end; ++block) {
+        const int64_t column = block * kScatterColumnBlock;
+        const int64_t width = std::min(kScatterColumnBlock, inner - column);
+        for (int64_t row = 0; row < rows; ++row) {
+          std::memcpy(out + offsets[row] * inner + column, updates + row * inner + column,
+                      width * sizeof(T));
+        }
+      }
+    });
+  }
+
+ private:
+  NdIndexer indexer_;
+  int64_t out_count_;
+  std::vector<int64_t> offsets_;
+};
+
 }  // namespace
 
 REGISTER_CPU_ALL_TYPE_KERNELS("gather_nd", GatherNdKernel);
 REGISTER_CPU_ARITHMETIC_KERNELS("scatter_nd", ScatterNdKernel);
 REGISTER_CPU_ARITHMETIC_KERNELS("scatter_nd_like", ScatterNdKernel);
+REGISTER_CPU_ALL_TYPE_KERNELS("tensor_scatter_nd_update", TensorScatterNdUpdateKernel);
 
 }  // namespace oneflow

@@ -1,4 +1,5 @@
-// CPU random_uniform, random_normal and bernoulli with a counter-based generator: the 64 random
+// CPU random_uniform, random_normal, bernoulli and generate_random_batch_permutation_indices
+// with a counter-based generator: the 64 random
 // bits of element i in iteration t are SplitMix64's output for the state
 // key(seed, t) + (i + 1) * gamma, where i is the element's index in the *logical* blob. No state
 // is carried between elements, so chunks run on any thread, any split of the blob reproduces
@@ -6,6 +7,7 @@
 // iterations). SplitMix64's finalizer passes BigCrush as a stream generator.
 
 #include <cmath>
+#include <utility>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
@@ -171,10 +173,38 @@ class BernoulliKernel final : public Kernel {
   IterationKeys keys_;
 };
 
+// A Fisher-Yates shuffle of 0 .. n - 1 drawing step i's bits as element i of the iteration's
+// stream; n is x's logical batch size, so every device computes the same permutation.
+class BatchPermutationKernel final : public Kernel {
+ public:
+  explicit BatchPermutationKernel(const KernelInitContext& ctx)
+      : keys_(ctx), count_(ctx.LogicalDesc("x").shape.At(0)) {}
+
+  void Forward(KernelContext& ctx) override {
+    int32_t* y = ctx.Output("y").mut_data<int32_t>();
+    const uint64_t key = keys_.Next();
+    for (int64_t i = 0; i < count_; ++i) { y[i] = static_cast<int32_t>(i); }
+    for (int64_t i = count_ - 1; i > 0; --i) {
+      // Uniform in [0, i] by a 64x64 -> 128-bit product (Lemire), without modulo bias to
+      // speak of for any batch size.
+      const unsigned __int128 wide =
+          static_cast<unsigned __int128>(RandomBits(key, i)) * static_cast<uint64_t>(i + 1);
+      const int64_t j = static_cast<int64_t>(wide >> 64);
+      std::swap(y[i], y[j]);
+    }
+  }
+
+ private:
+  IterationKeys keys_;
+  int64_t count_;
+};
+
 }  // namespace
 
 REGISTER_CPU_FLOATING_KERNELS("random_uniform", RandomUniformKernel);
 REGISTER_CPU_FLOATING_KERNELS("random_normal", RandomNormalKernel);
 REGISTER_CPU_FLOATING_KERNELS("bernoulli", BernoulliKernel);
+REGISTER_KERNEL("generate_random_batch_permutation_indices", "cpu", kInt32,
+                BatchPermutationKernel);
 
 }  // namespace oneflow

@@ -1,5 +1,6 @@
 """oneflow.keras.activations: the activations OneFlow 0.3 exported under this path."""
 from oneflow.ops.math_ops import gelu, sigmoid, tanh  # noqa: F401
+from oneflow.ops.extra_nn_ops import gelu_grad, tanh_grad  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 

@@ -1,6 +1,6 @@
-"""Random ops: flow.random.bernoulli (OneFlow 0.3's one random op in flow.random) and
-flow.random.uniform / flow.random.normal (TensorFlow-style; OneFlow 0.3 only had the
-random_*_initializer's for variables).
+"""Random ops: flow.random.bernoulli, shuffle and generate_random_batch_permutation_indices
+(OneFlow 0.3's random ops in flow.random) and flow.random.uniform / flow.random.normal
+(TensorFlow-style; OneFlow 0.3 only had the random_*_initializer's for variables).
 
 Seeds: with `seed` given, the op draws the same sequence of samples (one per iteration) in
 every session, on any number of devices. Without one, a seed is drawn from Python's `random`
@@ -72,3 +72,23 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None, name=None):
         "random_normal", name, "RandomNormal", {},
         {"shape": shape, "dtype": dtype.value, "mean": float(mean), "stddev": float(stddev),
          "seed": _seed(seed, "random.normal")})
+
+
+def generate_random_batch_permutation_indices(value, seed=None, name=None):
+    """A random permutation of 0 .. value.shape[0] - 1 (int32), a new one each iteration; with
+    `seed` the sequence of permutations is the same in every session."""
+    op_builder.check_blob(value, "generate_random_batch_permutation_indices", "value")
+    return op_builder.add_single_output_op(
+        "generate_random_batch_permutation_indices", name, "RandomBatchPermutationIndices",
+        {"x": value}, {"seed": _seed(seed, "generate_random_batch_permutation_indices")},
+        output="y")
+
+
+def shuffle(value, seed=None, name=None):
+    """value's rows (axis 0) in a random order, a new one each iteration: a gather with
+    generate_random_batch_permutation_indices, so the gradient flows back to the rows."""
+    from oneflow.ops import index_ops
+
+    indices = generate_random_batch_permutation_indices(
+        value, seed, name=None if name is None else name + "_permutation")
+    return index_ops.gather(value, indices, name=name)

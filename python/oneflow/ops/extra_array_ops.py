@@ -1,0 +1,84 @@
+"""Top-level flow ops: masked_fill, elem_cnt, identity_n, repeat, dynamic_reshape and
+tensor_scatter_nd_update (an op, oneflow/ops/gather_nd.cpp), with OneFlow 0.3's arguments."""
+import numpy as np
+
+from oneflow.framework import dtypes, op_builder, shapes
+from oneflow.framework.blob import is_scalar
+from oneflow.ops import array_ops, index_ops, math_ops
+
+_MASK_DTYPES = (dtypes.int8, dtypes.int32, dtypes.int64)
+
+
+def masked_fill(x, mask, value, name=None):
+    """x with `value` where mask is nonzero; x and the integer mask broadcast together. The
+    gradient reaches x where the mask is 0."""
+    op_builder.check_blob(x, "masked_fill", "x")
+    op_builder.check_blob(mask, "masked_fill", "mask")
+    if mask.dtype not in _MASK_DTYPES:
+        raise TypeError("masked_fill: mask must be int8, int32 or int64 (1 where to fill), got %s"
+                        % mask.dtype.name)
+    if not is_scalar(value):
+        raise TypeError("masked_fill: value must be a real number, got %r" % (value,))
+    if x.dtype not in (dtypes.float32, dtypes.float64) and value != int(value):
+        raise ValueError("masked_fill: value %r is not an integer but x is %s"
+                         % (value, x.dtype.name))
+    return math_ops.where(mask, value, x, name=name)
+
+
+def elem_cnt(inputs, dtype=None, name=None):
+    """The number of elements of `inputs` (its logical shape, known when the job is built) as a
+    (1,) blob of `dtype` (default int32)."""
+    op_builder.check_blob(inputs, "elem_cnt", "inputs")
+    dtype = dtypes.check(dtypes.int32 if dtype is None else dtype, "elem_cnt dtype")
+    count = int(np.prod(inputs.shape, dtype=np.int64))
+    return array_ops.constant(count, dtype=dtype, shape=(1,), name=name)
+
+
+def identity_n(inputs, name=None):
+    """[identity(x) for x in inputs]: a list of blobs equal to the inputs."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise TypeError("identity_n: inputs must be a non-empty list or tuple of blobs, got %r"
+                        % (inputs,))
+    outputs = []
+    for index, blob in enumerate(inputs):
+        op_builder.check_blob(blob, "identity_n", "inputs[%d]" % index)
+        outputs.append(array_ops.identity(blob, name=None if name is None
+                                          else "%s_%d" % (name, index)))
+    return outputs
+
+
+def repeat(input, repeat_num, name=None):  # noqa: A002 - OneFlow's name
+    """OneFlow 0.3's repeat hands `input` to its consumers `repeat_num` times per iteration (a
+    time shape, paired with flow.acc for gradient accumulation). This framework runs one
+    iteration per call and has no time shapes, so only repeat_num=1 (the identity) runs."""
+    op_builder.check_blob(input, "repeat", "input")
+    if not shapes.is_int(repeat_num) or repeat_num < 1:
+        raise ValueError("repeat: repeat_num must be a positive int, got %r" % (repeat_num,))
+    if repeat_num != 1:
+        raise NotImplementedError(
+            "repeat: repeat_num=%d would run the consumers of %s %d times per iteration "
+            "(OneFlow's time shapes, for gradient accumulation with flow.acc); this framework "
+            "has no time shapes, only repeat_num=1 is supported"
+            % (repeat_num, input.lbn, repeat_num))
+    return array_ops.identity(input, name=name)
+
+
+def dynamic_reshape(x, shape, name=None):
+    """flow.reshape (one -1 may stand for the dim that keeps the element count): shapes are
+    static here, so a dynamic reshape is a reshape."""
+    op_builder.check_blob(x, "dynamic_reshape", "x")
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError("dynamic_reshape: shape must be a list or a tuple, got %r" % (shape,))
+    return array_ops.reshape(x, shape, name=name)
+
+
+def tensor_scatter_nd_update(params, indices, updates, name=None):
+    """params with the rows that `indices` (..., K) address replaced by the rows of updates
+    (shape indices[:-1] + params[K:]); a row addressed twice takes the later update."""
+    op_builder.check_blob(params, "tensor_scatter_nd_update", "params")
+    index_ops._check_indices(indices, "tensor_scatter_nd_update")
+    op_builder.check_blob(updates, "tensor_scatter_nd_update", "updates")
+    return op_builder.add_single_output_op(
+        "tensor_scatter_nd_update", name, "TensorScatterNdUpdate",
+        {"params": params, "indices": indices, "updates": updates})
+

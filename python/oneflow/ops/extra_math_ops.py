@@ -1,0 +1,103 @@
+"""flow.math: atan2, xdivy, xlogy (broadcast binary ops, oneflow/ops/broadcast_binary.cpp) and
+the compositions squared_difference, l2_normalize, polyval and broadcast_to_compatible_with,
+with OneFlow 0.3's arguments and defaults. The compositions need no kernel of their own; their
+gradients come from the ops they are built of."""
+import numbers
+
+import numpy as np
+
+from oneflow.framework import op_builder
+from oneflow.framework.blob import LazyBlob, is_scalar
+from oneflow.ops import array_ops, math_ops, reduce_ops, shape_ops
+
+
+def _sub_name(name, suffix):
+    return None if name is None else "%s_%s" % (name, suffix)
+
+
+def atan2(x, y, name=None):
+    """The angle of the point (y, x) in (-pi, pi]: atan(x / y) moved to y's half-plane (C's
+    atan2(x, y)), with numpy broadcasting. Floating dtypes only."""
+    return math_ops._broadcast_binary("broadcast_atan2", "Atan2", x, y, name)
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x == 0 (even where y == 0), with broadcasting."""
+    return math_ops._broadcast_binary("broadcast_xdivy", "Xdivy", x, y, name)
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x == 0 (even where y == 0), with broadcasting."""
+    return math_ops._broadcast_binary("broadcast_xlogy", "Xlogy", x, y, name)
+
+
+def squared_difference(x, y, name=None):
+    """(x - y)^2 elementwise with broadcasting; x or y may be a python number."""
+    difference = math_ops.subtract(x, y, _sub_name(name, "subtract"))
+    return math_ops.square(difference, _sub_name(name, "square"))
+
+
+def l2_normalize(input, axis=None, epsilon=1e-12, name=None):  # noqa: A002 - OneFlow's name
+    """x / sqrt(max(sum(x^2, axis), epsilon)), as OneFlow 0.3's l2_normalize kernel (and
+    TensorFlow): where the sum of squares is below epsilon, x is divided by sqrt(epsilon) and the
+    gradient is dy / sqrt(epsilon). `axis` is an int or a list of ints; None normalises over
+    every axis (TensorFlow's meaning; OneFlow 0.3 required an axis)."""
+    op_builder.check_blob(input, "l2_normalize", "input")
+    axes = reduce_ops._reduce_axes(input, axis, "l2_normalize")
+    reduce_ops._require_floating(input, "l2_normalize")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (numbers.Real, np.floating)):
+        raise TypeError("l2_normalize: epsilon must be a real number, got %r" % (epsilon,))
+    if not epsilon >= 0:
+        raise ValueError("l2_normalize: epsilon must be >= 0, got %r" % (epsilon,))
+    square_sum = reduce_ops.reduce_sum(math_ops.square(input, _sub_name(name, "square")), axes,
+                                       keepdims=True, name=_sub_name(name, "square_sum"))
+    clamped = math_ops.maximum(square_sum, float(epsilon), name=_sub_name(name, "clamp"))
+    inverse_norm = math_ops.rsqrt(clamped, name=_sub_name(name, "rsqrt"))
+    return math_ops.multiply(input, inverse_norm, name=name)
+
+
+def polyval(coeffs, x, name=None):
+    """coeffs[0] * x^(n-1) + ... + coeffs[n-1] by Horner's rule, elementwise. coeffs is a list or
+    tuple of python numbers or blobs (broadcasting with x); an empty list gives zeros like x."""
+    op_builder.check_blob(x, "polyval", "x")
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError("polyval: argument coeffs must be a list or a tuple, found %s"
+                         % type(coeffs).__name__)
+    for index, coefficient in enumerate(coeffs):
+        if not isinstance(coefficient, LazyBlob) and not is_scalar(coefficient):
+            raise TypeError("polyval: coeffs[%d] must be a number or a blob, got %r"
+                            % (index, coefficient))
+    if not coeffs:
+        return shape_ops.zeros_like(x, name=name)
+    if len(coeffs) == 1:
+        zeros = shape_ops.zeros_like(x, name=_sub_name(name, "zeros"))
+        return math_ops.add(zeros, coeffs[0], name=name)
+    result = coeffs[0]
+    for step, coefficient in enumerate(coeffs[1:], start=1):
+        last = step == len(coeffs) - 1
+        product = math_ops.multiply(result, x, name=_sub_name(name, "mul%d" % step))
+        result = math_ops.add(product, coefficient,
+                              name=name if last else _sub_name(name, "add%d" % step))
+    return result
+
+
+def broadcast_to_compatible_with(x, compatible, name=None):
+    """x broadcast (numpy rules) to the shape that x and every blob of `compatible` broadcast
+    to; the gradient sums back over the broadcast axes."""
+    op_builder.check_blob(x, "broadcast_to_compatible_with", "x")
+    if not isinstance(compatible, (list, tuple)):
+        raise TypeError("broadcast_to_compatible_with: compatible must be a list or a tuple of "
+                        "blobs, got %s" % type(compatible).__name__)
+    for index, blob in enumerate(compatible):
+        op_builder.check_blob(blob, "broadcast_to_compatible_with", "compatible[%d]" % index)
+    shapes = [tuple(x.shape)] + [tuple(blob.shape) for blob in compatible]
+    try:
+        target = tuple(int(d) for d in np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError("broadcast_to_compatible_with: shapes %s do not broadcast together "
+                         "(each dim, aligned from the right, must be equal or 1)"
+                         % ", ".join(str(s) for s in shapes)) from None
+    if target == tuple(x.shape):
+        return array_ops.identity(x, name=name)
+    like = array_ops.constant(0, dtype=x.dtype, shape=target, name=_sub_name(name, "like"))
+    return shape_ops.broadcast_like(x, like, name=name)

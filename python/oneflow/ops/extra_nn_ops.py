@@ -1,0 +1,195 @@
+"""flow.nn: moments, sparse_cross_entropy, softmax_grad, fused_bias_add_gelu,
+fused_bias_add_dropout, random_mask_like (an op, oneflow/ops/dropout.cpp), MarginRankingLoss and
+TripletMarginLoss; flow.keras.activations: gelu_grad and tanh_grad. OneFlow 0.3's names,
+arguments and defaults. Everything but random_mask_like and the *_grad entry points is a
+composition of existing ops, whose gradient rules give the gradient."""
+import numbers
+import random
+
+import numpy as np
+
+from oneflow.framework import dtypes, op_builder, shapes
+from oneflow.ops import array_ops, index_ops, loss_ops, math_ops, nn_ops, norm_ops, reduce_ops
+
+_FLOATING = (dtypes.float32, dtypes.float64)
+
+# OneFlow 0.3's sparse_cross_entropy takes log(max(p, 1e-20)) (its kernels' kLogThreshold).
+_LOG_THRESHOLD = 1e-20
+
+
+def _sub_name(name, suffix):
+    return None if name is None else "%s_%s" % (name, suffix)
+
+
+def _real(value, op, what):
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError("%s: %s must be a real number, got %r" % (op, what, value))
+    return float(value)
+
+
+def moments(x, axes, keepdims=False, name=None):
+    """(mean, variance) of x over `axes` (a list of ints; the population variance)."""
+    op_builder.check_blob(x, "moments", "x")
+    if not isinstance(axes, (list, tuple)):
+        raise TypeError("moments: axes must be a list of ints, got %r" % (axes,))
+    mean = reduce_ops.reduce_mean(x, list(axes), keepdims, name=_sub_name(name, "mean"))
+    variance = reduce_ops.reduce_variance(x, list(axes), keepdims,
+                                          name=_sub_name(name, "variance"))
+    return mean, variance
+
+
+def sparse_cross_entropy(labels, prediction, name=None):
+    """-log(prediction[..., label]) for probabilities `prediction` (..., num_classes) and int
+    labels (...) (or (..., 1)); log's argument is clamped at 1e-20 as in OneFlow 0.3."""
+    op = "sparse_cross_entropy"
+    op_builder.check_blob(labels, op, "labels")
+    op_builder.check_blob(prediction, op, "prediction")
+    index_ops._check_indices(labels, op, "labels")
+    if prediction.dtype not in _FLOATING:
+        raise TypeError("%s: prediction must be float32 or float64, got %s"
+                        % (op, prediction.dtype.name))
+    rank = len(prediction.shape)
+    if rank == 0:
+        raise ValueError("%s: prediction must have at least one axis (the classes)" % op)
+    if len(labels.shape) == rank and labels.shape[-1] == 1:
+        labels = array_ops.reshape(labels, tuple(labels.shape[:-1]),
+                                   name=_sub_name(name, "squeeze"))
+    if tuple(labels.shape) != tuple(prediction.shape[:-1]):
+        raise ValueError("%s: labels shape %r must be prediction's shape %r without its last "
+                         "(class) axis, i.e. %r" % (op, tuple(labels.shape),
+                                                    tuple(prediction.shape),
+                                                    tuple(prediction.shape[:-1])))
+    picked = index_ops.gather(prediction, labels, axis=rank - 1, batch_dims=rank - 1,
+                              name=_sub_name(name, "gather"))
+    clamped = math_ops.maximum(picked, _LOG_THRESHOLD, name=_sub_name(name, "clamp"))
+    return math_ops.negative(math_ops.log(clamped, name=_sub_name(name, "log")), name=name)
+
+
+def softmax_grad(y, dy, axis=None, name=None):
+    """dx = y * (dy - sum(dy * y, axis)): the gradient of softmax's input given its output y and
+    the gradient dy of y, along `axis` (default the last)."""
+    op_builder.check_blob(y, "softmax_grad", "y")
+    op_builder.check_blob(dy, "softmax_grad", "dy")
+    rank = len(y.shape)
+    axis = -1 if axis is None else axis
+    if not shapes.is_int(axis):
+        raise TypeError("softmax_grad: axis must be an int, got %r" % (axis,))
+    if not -rank <= axis < rank:
+        raise ValueError("softmax_grad: axis %d is out of range for y of shape %r (rank %d)"
+                         % (axis, tuple(y.shape), rank))
+    return op_builder.add_single_output_op("softmax_grad", name, "SoftmaxGrad",
+                                           {"y": y, "dy": dy}, {"axis": int(axis) % rank},
+                                           output="dx")
+
+
+def fused_bias_add_gelu(value, bias, data_format=None, name=None):
+    """gelu(bias_add(value, bias, data_format))."""
+    biased = nn_ops.bias_add(value, bias, data_format, name=_sub_name(name, "bias_add"))
+    return math_ops.gelu(biased, name=name)
+
+
+def fused_bias_add_dropout(value, bias, data_format=None, rate=0.0, noise_shape=None, seed=None,
+                           name=None):
+    """dropout(bias_add(value, bias, data_format), rate, noise_shape, seed): bias_add alone in
+    predict jobs and for rate 0, as flow.nn.dropout."""
+    biased = nn_ops.bias_add(value, bias, data_format, name=_sub_name(name, "bias_add"))
+    return norm_ops.dropout(biased, rate, noise_shape=noise_shape, seed=seed, name=name)
+
+
+def random_mask_like(like, rate, seed=None, noise_shape=None, name=None):
+    """An int8 blob shaped like `like`: 0 with probability `rate`, else 1, a new mask each
+    iteration. With the same seed and rate it is the mask flow.nn.dropout applies."""
+    op_builder.check_blob(like, "random_mask_like", "like")
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0.0 <= rate < 1.0:
+        raise ValueError("random_mask_like: rate must be a number in [0, 1), got %r" % (rate,))
+    if noise_shape is not None:
+        raise NotImplementedError("random_mask_like: noise_shape is not supported (OneFlow 0.3 "
+                                  "did not support it either); got %r" % (noise_shape,))
+    if seed is None:
+        seed = random.getrandbits(63)
+    elif not shapes.is_int(seed):
+        raise TypeError("random_mask_like: seed must be an int or None, got %r" % (seed,))
+    return op_builder.add_single_output_op(
+        "random_mask_like", name, "RandomMaskLike", {"like": like},
+        {"rate": float(rate), "seed": int(seed) & ((1 << 63) - 1)})
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean", name=None):
+    """max(0, -target * (input1 - input2) + margin), then reduced ("none", "mean", "sum");
+    target (+1 or -1 per pair) broadcasts with the inputs."""
+    op = "MarginRankingLoss"
+    loss_ops._check_pair(op, input1, input2, "input1", "input2")
+    op_builder.check_blob(target, op, "target")
+    loss_ops._check_reduction(op, reduction)
+    margin = _real(margin, op, "margin")
+    name = op_builder.op_name(name, op)
+    difference = math_ops.subtract(input2, input1, name=name + "_difference")
+    loss = math_ops.multiply(target, difference, name=name + "_signed")
+    if margin != 0.0:
+        loss = math_ops.add(loss, margin, name=name + "_margin")
+    loss = math_ops.relu(loss, name=name + "_clip")
+    return loss_ops._reduce(loss, reduction, name)
+
+
+def _p_norm(x, p, name):
+    """The p-norm of x over axis 1, as OneFlow 0.3's TripletMarginLoss."""
+    if p == 2.0:
+        squares = math_ops.square(x, name=name + "_square")
+        return math_ops.sqrt(reduce_ops.reduce_sum(squares, 1, name=name + "_sum"),
+                             name=name + "_sqrt")
+    magnitude = math_ops.abs(x, name=name + "_abs")
+    if p == 1.0:
+        return reduce_ops.reduce_sum(magnitude, 1, name=name + "_sum")
+    powers = math_ops.pow(magnitude, p, name=name + "_pow")
+    return math_ops.pow(reduce_ops.reduce_sum(powers, 1, name=name + "_sum"), 1.0 / p,
+                        name=name + "_root")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+                        reduction="mean", name=None):
+    """max(d(a, p) - d(a, n) + margin, 0) per row, d(x, y) = ||x - y + eps||_p over axis 1,
+    then reduced ("none", "mean", "sum"). swap=True uses min(d(a, n), d(p, n)) for the negative
+    distance (PyTorch's distance swap; OneFlow 0.3 rejected swap=True)."""
+    op = "TripletMarginLoss"
+    loss_ops._check_pair(op, anchor, positive, "anchor", "positive")
+    loss_ops._check_pair(op, anchor, negative, "anchor", "negative")
+    if len(anchor.shape) < 2:
+        raise ValueError("%s: inputs must have at least two axes (rows, features), got shape %r"
+                         % (op, tuple(anchor.shape)))
+    loss_ops._check_reduction(op, reduction)
+    margin = _real(margin, op, "margin")
+    p = _real(p, op, "p")
+    if not p > 0:
+        raise ValueError("%s: the norm degree p must be > 0, got %r" % (op, p))
+    eps = _real(eps, op, "eps")
+    name = op_builder.op_name(name, op)
+
+    def distance(x, y, suffix):
+        shifted = math_ops.add(math_ops.subtract(x, y, name=name + suffix + "_difference"), eps,
+                               name=name + suffix + "_eps")
+        return _p_norm(shifted, p, name + suffix)
+
+    positive_distance = distance(anchor, positive, "_distance_1")
+    negative_distance = distance(anchor, negative, "_distance_2")
+    if swap:
+        swapped = distance(positive, negative, "_distance_swap")
+        negative_distance = math_ops.minimum(negative_distance, swapped, name=name + "_swap")
+    loss = math_ops.subtract(positive_distance, negative_distance, name=name + "_difference")
+    loss = math_ops.relu(math_ops.add(loss, margin, name=name + "_margin"), name=name + "_clip")
+    return loss_ops._reduce(loss, reduction, name)
+
+
+def gelu_grad(x, dy, name=None):
+    """The gradient of gelu's input x given the gradient dy of its output."""
+    op_builder.check_blob(x, "gelu_grad", "x")
+    op_builder.check_blob(dy, "gelu_grad", "dy")
+    return op_builder.add_single_output_op("gelu_grad", name, "GeluGrad", {"x": x, "dy": dy},
+                                           output="dx")
+
+
+def tanh_grad(y, dy, name=None):
+    """dy * (1 - y^2): the gradient of tanh's input given its output y and the gradient dy."""
+    op_builder.check_blob(y, "tanh_grad", "y")
+    op_builder.check_blob(dy, "tanh_grad", "dy")
+    return op_builder.add_single_output_op("tanh_grad", name, "TanhGrad", {"y": y, "dy": dy},
+                                           output="dx")
