@@ -14,15 +14,11 @@ from oneflow.ops.reduce_ops import (  # noqa: F401
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_min,
     reduce_prod, reduce_std, reduce_variance, two_stage_reduce_max, two_stage_reduce_min,
 )
-<<<<<<< HEAD
 from oneflow.ops.sort_ops import argmax, argmin, in_top_k, top_k  # noqa: F401
 from oneflow.ops.triangular_ops import fused_scale_tril, tril  # noqa: F401
-=======
-from oneflow.ops.sort_ops import argmax, argmin, top_k  # noqa: F401
 from oneflow.ops.extra_math_ops import (  # noqa: F401
     atan2, broadcast_to_compatible_with, l2_normalize, polyval, squared_difference, xdivy, xlogy,
 )
->>>>>>> wt-pyops
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.math")
