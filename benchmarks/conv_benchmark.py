@@ -13,7 +13,7 @@ variable, which adds an add op and its gradient (memory-bound, small against the
 PyTorch: the same layers under autograd, `y.backward(ones)`, weights (and inputs where ours get
 a gradient) with requires_grad. "oneflow_plain" reruns ours with the convolutions forced onto
 the framework's plain layouts (ONEFLOW_ONEDNN_CONV_LAYOUT=plain), to show what the blocked
-layouts buy.
+layouts buy (not for NHWC, where plain layouts get oneDNN's reference loops: minutes per step).
 
 Prints one JSON line per case and thread count:
     {"case": ..., "threads": n, "oneflow_ms": ..., "oneflow_plain_ms": ..., "torch_ms": ...,
@@ -133,6 +133,8 @@ def main():
         for name in CASES:
             if args.side == "torch":
                 seconds[name] = torch_seconds(name, threads, args.warmup, args.iterations)
+            elif args.side == "oneflow_plain" and CASES[name][3] == "NHWC":
+                seconds[name] = None  # oneDNN's reference loops there: minutes per step
             else:
                 seconds[name] = oneflow_seconds(name, threads, args.warmup, args.iterations)
         print(json.dumps(seconds))
@@ -147,7 +149,7 @@ def main():
                 "case": name,
                 "threads": threads,
                 "oneflow_ms": round(ours[name] * 1e3, 2),
-                "oneflow_plain_ms": round(plain[name] * 1e3, 2),
+                "oneflow_plain_ms": plain[name] and round(plain[name] * 1e3, 2),
                 "torch_ms": round(theirs[name] * 1e3, 2),
                 "ratio": round(theirs[name] / ours[name], 3),
             }), flush=True)
