@@ -1,11 +1,13 @@
 // CPU pooling kernels (ops in oneflow/ops/pool.cpp).
 //
-// float32: oneDNN pooling primitives on the framework's plain layout, created on the kernel's
-// first call and reused (onednn_util.h). Forward uses forward_inference (no workspace). oneDNN's
-// max-pool backward needs the workspace (argmax) of a forward_training pass, and our gradient op
-// is a separate op fed with x, so the gradient kernel reruns the forward pass into its own
-// buffers first; the cost is measured in docs/kernels.md ("Convolution and pooling").
-// float64 (no f64 in oneDNN): direct loops over each (batch, channel) plane's windows.
+// float32 forward and average-pool backward: oneDNN pooling primitives on the framework's plain
+// layout, created on the kernel's first call and reused (onednn_util.h). Forward uses
+// forward_inference (no workspace).
+// Max-pool backward, float32 and float64: direct loops (MaxPoolGradKernel). oneDNN's needs the
+// workspace (argmax) of a forward_training pass, which our separate gradient op, fed with x, had
+// to recompute first; docs/kernels.md ("Convolution and pooling") has the measurements.
+// Other float64 kernels (no f64 in oneDNN): direct loops over each (batch, channel) plane's
+// windows.
 
 #include <algorithm>
 #include <array>
@@ -13,7 +15,9 @@
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/onednn_util.h"
+#include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
 
@@ -86,11 +90,11 @@ class OneDnnPoolForwardKernel final : public Kernel {
   OneDnnPrimitive primitive_;
 };
 
-class OneDnnPoolGradKernel final : public Kernel {
+// Average-pool gradient (max pooling: MaxPoolGradKernel below).
+class OneDnnAvgPoolGradKernel final : public Kernel {
  public:
-  explicit OneDnnPoolGradKernel(const KernelInitContext& ctx)
+  explicit OneDnnAvgPoolGradKernel(const KernelInitContext& ctx)
       : geometry_(MakePoolGeometry(ctx)),
-        max_(IsMaxPool(ctx.conf().op_type())),
         dy_count_(ctx.Desc("dy").shape.elem_count()),
         dx_count_(ctx.Desc("dx").shape.elem_count()) {}
 
@@ -100,55 +104,27 @@ class OneDnnPoolGradKernel final : public Kernel {
       std::fill(dx, dx + dx_count_, 0.0f);
       return;
     }
-    if (!backward_.built()) { Build(); }
-    if (max_) {
-      forward_.Run({{DNNL_ARG_SRC, ctx.Input("x").data<float>()},
-                    {DNNL_ARG_DST, y_.data()},
-                    {DNNL_ARG_WORKSPACE, workspace_.data()}});
-      backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()},
-                     {DNNL_ARG_DIFF_SRC, dx},
-                     {DNNL_ARG_WORKSPACE, workspace_.data()}});
-    } else {
-      backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
+    if (!backward_.built()) {
+      try {
+        PoolDescs d = MakePoolDescs(geometry_, false);
+        auto forward_pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_training);
+        dnnl::pooling_backward::desc desc(d.algorithm, d.src, d.dst, d.strides, d.kernel,
+                                          d.padding_before, d.padding_after);
+        dnnl::pooling_backward::primitive_desc pd(desc, UserScratchpadAttr(), OneDnnCpuEngine(),
+                                                  forward_pd);
+        backward_ = OneDnnPrimitive(dnnl::pooling_backward(pd), pd.scratchpad_desc(),
+                                    {{DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}});
+      } catch (const dnnl::error& error) {
+        ThrowOneDnnError("pooling backward", error);
+      }
     }
+    backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
   }
 
  private:
-  void Build() {
-    try {
-      PoolDescs d = MakePoolDescs(geometry_, max_);
-      auto forward_pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_training);
-      dnnl::pooling_backward::desc desc(d.algorithm, d.src, d.dst, d.strides, d.kernel,
-                                        d.padding_before, d.padding_after);
-      dnnl::pooling_backward::primitive_desc pd(desc, UserScratchpadAttr(), OneDnnCpuEngine(),
-                                                forward_pd);
-      std::vector<std::pair<int, dnnl::memory::desc>> backward_arguments{
-          {DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}};
-      if (max_) {
-        const dnnl::memory::desc workspace = forward_pd.workspace_desc();
-        workspace_ = OneDnnBuffer(workspace.get_size());
-        y_ = OneDnnBuffer(d.dst.get_size());
-        forward_ = OneDnnPrimitive(dnnl::pooling_forward(forward_pd),
-                                   forward_pd.scratchpad_desc(),
-                                   {{DNNL_ARG_SRC, d.src},
-                                    {DNNL_ARG_DST, d.dst},
-                                    {DNNL_ARG_WORKSPACE, workspace}});
-        backward_arguments.push_back({DNNL_ARG_WORKSPACE, workspace});
-      }
-      backward_ = OneDnnPrimitive(dnnl::pooling_backward(pd), pd.scratchpad_desc(),
-                                  backward_arguments);
-    } catch (const dnnl::error& error) {
-      ThrowOneDnnError("pooling backward", error);
-    }
-  }
-
   WindowGeometry geometry_;
-  bool max_;
   int64_t dy_count_, dx_count_;
-  OneDnnPrimitive forward_;   // max pooling: recomputes the workspace
   OneDnnPrimitive backward_;
-  OneDnnBuffer y_;
-  OneDnnBuffer workspace_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -238,14 +214,14 @@ class DirectPoolForwardKernel final : public Kernel {
   bool max_;
 };
 
+// Average-pool gradient, float64: each dy element is shared equally by its window.
 template <typename T>
-class DirectPoolGradKernel final : public Kernel {
+class DirectAvgPoolGradKernel final : public Kernel {
  public:
-  explicit DirectPoolGradKernel(const KernelInitContext& ctx)
-      : pool_(WidenTo3D(MakePoolGeometry(ctx))), max_(IsMaxPool(ctx.conf().op_type())) {}
+  explicit DirectAvgPoolGradKernel(const KernelInitContext& ctx)
+      : pool_(WidenTo3D(MakePoolGeometry(ctx))) {}
 
   void Forward(KernelContext& ctx) override {
-    const T* x = ctx.Input("x").data<T>();
     const T* dy = ctx.Input("dy").data<T>();
     T* dx = ctx.Output("dx").mut_data<T>();
     std::fill(dx, dx + ctx.Output("dx").elem_count(), T(0));
@@ -254,16 +230,8 @@ class DirectPoolGradKernel final : public Kernel {
       for (int64_t c = 0; c < pool_.channels; ++c) {
         ForEachWindow(pool_, n, c, offsets, [&](int64_t out, const std::vector<int64_t>& in) {
           if (in.empty()) { return; }
-          if (max_) {
-            int64_t best = in[0];
-            for (int64_t offset : in) {
-              if (x[offset] > x[best]) { best = offset; }  // the first maximum wins ties
-            }
-            dx[best] += dy[out];
-          } else {
-            const T share = dy[out] / static_cast<T>(in.size());
-            for (int64_t offset : in) { dx[offset] += share; }
-          }
+          const T share = dy[out] / static_cast<T>(in.size());
+          for (int64_t offset : in) { dx[offset] += share; }
         });
       }
     }
@@ -271,22 +239,199 @@ class DirectPoolGradKernel final : public Kernel {
 
  private:
   Pool3D pool_;
-  bool max_;
+};
+
+// Max-pool gradient, float32 and float64: each dy element goes to the first maximum of x in its
+// window (a NaN counts as the maximum, as in PyTorch). Direct loops: oneDNN's backward needs the
+// forward pass's workspace (argmax), which this separate gradient op, fed with x, would have to
+// recompute first; finding the maximum here is the same single pass over x (docs/kernels.md).
+template <typename T>
+class MaxPoolGradKernel final : public Kernel {
+ public:
+  explicit MaxPoolGradKernel(const KernelInitContext& ctx)
+      : pool_(WidenTo3D(MakePoolGeometry(ctx))) {
+    for (int axis = 0; axis < 3; ++axis) {
+      for (int64_t o = 0; o < pool_.output[axis]; ++o) {
+        const int64_t start = o * pool_.strides[axis] - pool_.padding[axis];
+        ranges_[axis].push_back({std::max<int64_t>(start, 0),
+                                 std::min(start + pool_.window[axis], pool_.input[axis])});
+      }
+    }
+  }
+
+  void Forward(KernelContext& ctx) override {
+    const T* x = ctx.Input("x").data<T>();
+    const T* dy = ctx.Input("dy").data<T>();
+    T* dx = ctx.Output("dx").mut_data<T>();
+    const int64_t in_size = pool_.InputSize(), out_size = pool_.OutputSize();
+    if (pool_.channels_first) {
+      // One (batch, channel) plane per unit: windows overlap only within a plane.
+      ParallelForRows(ctx, pool_.batch * pool_.channels, in_size, [&](int64_t begin, int64_t end) {
+        for (int64_t plane = begin; plane < end; ++plane) {
+          PlaneGrad(x + plane * in_size, dy + plane * out_size, dx + plane * in_size);
+        }
+      });
+      return;
+    }
+    // channels_last: one batch element per unit; each window position is a row of channels, and
+    // the running maximum is kept per channel so the inner loops run along contiguous rows.
+    const int64_t channels = pool_.channels;
+    ParallelForRows(ctx, pool_.batch, in_size * channels, [&](int64_t begin, int64_t end) {
+      std::vector<T> best_value(channels);
+      std::vector<int64_t> best(channels);
+      for (int64_t n = begin; n < end; ++n) {
+        RowsGrad(x + n * in_size * channels, dy + n * out_size * channels,
+                 dx + n * in_size * channels, best_value.data(), best.data());
+      }
+    });
+  }
+
+ private:
+  struct Range {
+    int64_t begin, end;  // a window clipped to the input, along one axis
+  };
+
+  // Whether every window is a whole 2x2 square of a 2D input at stride 2 (LeNet's and most CNNs'
+  // max pools): then each input element is in at most one window and PlaneGrad2x2 applies.
+  bool IsDisjoint2x2() const {
+    const Pool3D& p = pool_;
+    return p.input[0] == 1 && p.window == std::array<int64_t, 3>{1, 2, 2} &&
+           p.strides == std::array<int64_t, 3>{1, 2, 2} &&
+           p.padding == std::array<int64_t, 3>{0, 0, 0} && 2 * p.output[1] <= p.input[1] &&
+           2 * p.output[2] <= p.input[2];
+  }
+
+  // PlaneGrad for IsDisjoint2x2: every element of a window is written once (the gradient or 0),
+  // with no zero fill first and no read-modify-write (4-10x faster than the general loops).
+  void PlaneGrad2x2(const T* x, const T* dy, T* dx) const {
+    const Pool3D& p = pool_;
+    const int64_t width = p.input[2];
+    if (2 * p.output[1] < p.input[1] || 2 * p.output[2] < p.input[2]) {
+      std::fill(dx, dx + p.InputSize(), T(0));  // rows or columns no window covers
+    }
+    for (int64_t oy = 0; oy < p.output[1]; ++oy) {
+      const T* x0 = x + 2 * oy * width;
+      const T* x1 = x0 + width;
+      T* dx0 = dx + 2 * oy * width;
+      T* dx1 = dx0 + width;
+      const T* dy_row = dy + oy * p.output[2];
+      for (int64_t ox = 0; ox < p.output[2]; ++ox) {
+        const T v0 = x0[2 * ox], v1 = x0[2 * ox + 1], v2 = x1[2 * ox], v3 = x1[2 * ox + 1];
+        int which = 0;
+        T best = v0;
+        bool take = (v1 > best) | (v1 != v1);
+        which = take ? 1 : which;
+        best = take ? v1 : best;
+        take = (v2 > best) | (v2 != v2);
+        which = take ? 2 : which;
+        best = take ? v2 : best;
+        take = (v3 > best) | (v3 != v3);
+        which = take ? 3 : which;
+        const T gradient = dy_row[ox];
+        dx0[2 * ox] = which == 0 ? gradient : T(0);
+        dx0[2 * ox + 1] = which == 1 ? gradient : T(0);
+        dx1[2 * ox] = which == 2 ? gradient : T(0);
+        dx1[2 * ox + 1] = which == 3 ? gradient : T(0);
+      }
+    }
+  }
+
+  // One (batch, channel) plane of channels_first data.
+  ONEFLOW_CPU_DISPATCH void PlaneGrad(const T* x, const T* dy, T* dx) const {
+    const Pool3D& p = pool_;
+    if (IsDisjoint2x2()) {
+      PlaneGrad2x2(x, dy, dx);
+      return;
+    }
+    std::fill(dx, dx + p.InputSize(), T(0));
+    const int64_t width = p.input[2], area = p.input[1] * p.input[2];
+    int64_t out = 0;
+    for (const Range& rz : ranges_[0]) {
+      for (const Range& ry : ranges_[1]) {
+        for (const Range& rx : ranges_[2]) {
+          const T gradient = dy[out++];
+          if (rz.begin >= rz.end || ry.begin >= ry.end || rx.begin >= rx.end) { continue; }
+          int64_t best = (rz.begin * p.input[1] + ry.begin) * width + rx.begin;
+          T best_value = x[best];
+          for (int64_t z = rz.begin; z < rz.end; ++z) {
+            for (int64_t y = ry.begin; y < ry.end; ++y) {
+              const int64_t row = z * area + y * width;
+              for (int64_t i = row + rx.begin; i < row + rx.end; ++i) {
+                const T value = x[i];
+                const bool take = value > best_value || value != value;  // selects, no branch
+                best = take ? i : best;
+                best_value = take ? value : best_value;
+              }
+            }
+          }
+          dx[best] += gradient;
+        }
+      }
+    }
+  }
+
+  // One batch element of channels_last data: best_value and best are scratch rows of channels.
+  ONEFLOW_CPU_DISPATCH void RowsGrad(const T* x, const T* dy, T* dx, T* best_value,
+                                     int64_t* best) const {
+    const Pool3D& p = pool_;
+    const int64_t channels = p.channels;
+    std::fill(dx, dx + p.InputSize() * channels, T(0));
+    int64_t out = 0;
+    for (const Range& rz : ranges_[0]) {
+      for (const Range& ry : ranges_[1]) {
+        for (const Range& rx : ranges_[2]) {
+          const T* dy_row = dy + (out++) * channels;
+          if (rz.begin >= rz.end || ry.begin >= ry.end || rx.begin >= rx.end) { continue; }
+          bool first = true;
+          for (int64_t z = rz.begin; z < rz.end; ++z) {
+            for (int64_t y = ry.begin; y < ry.end; ++y) {
+              for (int64_t i = rx.begin; i < rx.end; ++i) {
+                const int64_t spatial = (z * p.input[1] + y) * p.input[2] + i;
+                const T* row = x + spatial * channels;
+                if (first) {
+                  std::copy(row, row + channels, best_value);
+                  std::fill(best, best + channels, spatial);
+                  first = false;
+                  continue;
+                }
+                for (int64_t c = 0; c < channels; ++c) {
+                  const T value = row[c];
+                  const bool take = value > best_value[c] || value != value;
+                  best_value[c] = take ? value : best_value[c];
+                  best[c] = take ? spatial : best[c];
+                }
+              }
+            }
+          }
+          for (int64_t c = 0; c < channels; ++c) { dx[best[c] * channels + c] += dy_row[c]; }
+        }
+      }
+    }
+  }
+
+  Pool3D pool_;
+  std::array<std::vector<Range>, 3> ranges_;
 };
 
 }  // namespace
 
-#define REGISTER_POOL_KERNELS(op_type)                                                  \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, OneDnnPoolForwardKernel);                     \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, DirectPoolForwardKernel<double>);            \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, OneDnnPoolGradKernel);                \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, DirectPoolGradKernel<double>)
+#define REGISTER_POOL_FORWARD_KERNELS(op_type)                                         \
+  REGISTER_KERNEL(op_type, "cpu", kFloat, OneDnnPoolForwardKernel);                    \
+  REGISTER_KERNEL(op_type, "cpu", kDouble, DirectPoolForwardKernel<double>)
+#define REGISTER_MAX_POOL_KERNELS(op_type)                                             \
+  REGISTER_POOL_FORWARD_KERNELS(op_type);                                              \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, MaxPoolGradKernel<float>);           \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, MaxPoolGradKernel<double>)
+#define REGISTER_AVG_POOL_KERNELS(op_type)                                             \
+  REGISTER_POOL_FORWARD_KERNELS(op_type);                                              \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, OneDnnAvgPoolGradKernel);            \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, DirectAvgPoolGradKernel<double>)
 
-REGISTER_POOL_KERNELS("max_pool_1d");
-REGISTER_POOL_KERNELS("max_pool_2d");
-REGISTER_POOL_KERNELS("max_pool_3d");
-REGISTER_POOL_KERNELS("avg_pool_1d");
-REGISTER_POOL_KERNELS("avg_pool_2d");
-REGISTER_POOL_KERNELS("avg_pool_3d");
+REGISTER_MAX_POOL_KERNELS("max_pool_1d");
+REGISTER_MAX_POOL_KERNELS("max_pool_2d");
+REGISTER_MAX_POOL_KERNELS("max_pool_3d");
+REGISTER_AVG_POOL_KERNELS("avg_pool_1d");
+REGISTER_AVG_POOL_KERNELS("avg_pool_2d");
+REGISTER_AVG_POOL_KERNELS("avg_pool_3d");
 
 }  // namespace oneflow
