@@ -97,10 +97,12 @@ def _torch_case(call, inputs, out_shape):
     return call, inputs, out_shape
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=30)
-    parser.add_argument("--copies", type=int, default=9)
+def run_cases(description, cases, iterations=30, copies=9):
+    """Parses the command line and prints one JSON line per case of `cases(rng)`: entries
+    (name, op, shape, feeds, (torch_fn, torch_inputs, out_shape)), timed on 1 thread."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--iterations", type=int, default=iterations)
+    parser.add_argument("--copies", type=int, default=copies)
     parser.add_argument("--case", default="", help="run only cases whose name contains this")
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -125,4 +127,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_cases(__doc__.splitlines()[0], cases)

@@ -13,9 +13,6 @@ Prints one JSON line per case:
 Run: .venv/bin/python benchmarks/vision_benchmark.py [--iterations 20] [--copies 5] [--case tril]
 Timing only; nothing here is asserted (see benchmarks/README.md).
 """
-import argparse
-import json
-
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -23,8 +20,7 @@ import torch.nn.functional as F
 import oneflow as flow
 from oneflow.ops.prelu_ops import prelu_op
 
-import side_by_side
-from index_benchmark import oneflow_seconds
+from index_benchmark import run_cases
 
 NCHW = (16, 64, 32, 32)
 NHWC = (16, 32, 32, 64)
@@ -35,7 +31,7 @@ def cases(rng):
     alpha = rng.uniform(0, 0.5, (64, 1, 1)).astype(np.float32)
     nearest = torch._C._nn.upsample_nearest2d
     bilinear = torch._C._nn.upsample_bilinear2d
-    return [
+    return [_nested(*case) for case in [
         # name, flow op of (variable, *feeds), variable shape, feeds, torch call, inputs, out shape
         ("upsample_nearest_2x_16x64x32x32_float32",
          lambda x: flow.layers.upsample_2d(x, 2), NCHW, [],
@@ -63,35 +59,12 @@ def cases(rng):
         ("tril_64x256x256_float32",
          lambda x: flow.math.tril(x), (64, 256, 256), [],
          lambda t, out: torch.tril(t, out=out), [torch.zeros(64, 256, 256)], (64, 256, 256)),
-    ]
+    ]]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--copies", type=int, default=5)
-    parser.add_argument("--case", default="", help="run only cases whose name contains this")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    rng = np.random.RandomState(0)
-    for name, op, shape, feeds, torch_fn, torch_inputs, out_shape in cases(rng):
-        if args.case not in name:
-            continue
-        ours = oneflow_seconds(op, shape, feeds, args.copies, args.iterations)
-        outs = [torch.empty(out_shape) for _ in range(args.copies)]
-
-        def torch_call():
-            for out in outs:
-                torch_fn(*torch_inputs, out)
-
-        theirs = side_by_side.best_seconds(torch_call, args.iterations) / args.copies
-        print(json.dumps({
-            "case": name,
-            "oneflow_us": round(ours * 1e6, 2),
-            "torch_us": round(theirs * 1e6, 2),
-            "ratio": round(theirs / ours, 2),
-        }), flush=True)
+def _nested(name, op, shape, feeds, torch_fn, torch_inputs, out_shape):
+    return name, op, shape, feeds, (torch_fn, torch_inputs, out_shape)
 
 
 if __name__ == "__main__":
-    main()
+    run_cases(__doc__.splitlines()[0], cases, iterations=20, copies=5)

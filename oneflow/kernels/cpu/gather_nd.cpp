@@ -85,6 +85,26 @@ class GatherNdKernel final : public Kernel {
 // Columns per unit of the scatter.
 constexpr int64_t kScatterColumnBlock = 256;
 
+// Calls write(target, source, width) for each update row (in index order) and block of columns:
+// target in `out` at the row's offset, source in `updates`. Units are column blocks, never rows,
+// so rows with equal indices are handled in order by one thread.
+template <typename T, typename Write>
+void ScatterRows(KernelContext& ctx, const NdIndexer& indexer, const int64_t* offsets,
+                 const T* updates, T* out, Write write) {
+  const int64_t inner = indexer.inner;
+  const int64_t rows = indexer.rows;
+  const int64_t blocks = (inner + kScatterColumnBlock - 1) / kScatterColumnBlock;
+  ParallelForRows(ctx, blocks, rows * kScatterColumnBlock, [=](int64_t begin, int64_t end) {
+    for (int64_t block = begin; block < end; ++block) {
+      const int64_t column = block * kScatterColumnBlock;
+      const int64_t width = std::min(kScatterColumnBlock, inner - column);
+      for (int64_t row = 0; row < rows; ++row) {
+        write(out + offsets[row] * inner + column, updates + row * inner + column, width);
+      }
+    }
+  });
+}
+
 template <typename T>
 class ScatterNdKernel final : public Kernel {
  public:
@@ -100,21 +120,10 @@ class ScatterNdKernel final : public Kernel {
     ParallelForElements(ctx, out_count_, kElementwiseGrain, [=](int64_t begin, int64_t end) {
       std::fill(out + begin, out + end, T(0));
     });
-    const int64_t inner = indexer_.inner;
-    const int64_t rows = indexer_.rows;
-    const int64_t* offsets = offsets_.data();
-    const int64_t blocks = (inner + kScatterColumnBlock - 1) / kScatterColumnBlock;
-    ParallelForRows(ctx, blocks, rows * kScatterColumnBlock, [=](int64_t begin, int64_t end) {
-      for (int64_t block = begin; block < end; ++block) {
-        const int64_t column = block * kScatterColumnBlock;
-        const int64_t width = std::min(kScatterColumnBlock, inner - column);
-        for (int64_t row = 0; row < rows; ++row) {
-          T* target = out + offsets[row] * inner + column;
-          const T* source = updates + row * inner + column;
-          for (int64_t i = 0; i < width; ++i) { target[i] += source[i]; }
-        }
-      }
-    });
+    ScatterRows(ctx, indexer_, offsets_.data(), updates, out,
+                [](T* target, const T* source, int64_t width) {
+                  for (int64_t i = 0; i < width; ++i) { target[i] += source[i]; }
+                });
   }
 
  private:
@@ -141,21 +150,11 @@ class TensorScatterNdUpdateKernel final : public Kernel {
         std::memcpy(out + begin, params + begin, (end - begin) * sizeof(T));
       });
     }
-    // Rows in index order on one thread per column block, so that a later duplicate wins.
-    const int64_t inner = indexer_.inner;
-    const int64_t rows = indexer_.rows;
-    const int64_t* offsets = offsets_.data();
-    const int64_t blocks = (inner + kScatterColumnBlock - 1) / kScatterColumnBlock;
-    ParallelForRows(ctx, blocks, rows * kScatterColumnBlock, [=](int64_t begin, int64_t end) {
-      for (int64_t block = begin; block < end; ++block) {
-        const int64_t column = block * kScatterColumnBlock;
-        const int64_t width = std::min(kScatterColumnBlock, inner - column);
-        for (int64_t row = 0; row < rows; ++row) {
-          std::memcpy(out + offsets[row] * inner + column, updates + row * inner + column,
-                      width * sizeof(T));
-        }
-      }
-    });
+    // Rows in index order (ScatterRows), so that a later duplicate wins.
+    ScatterRows(ctx, indexer_, offsets_.data(), updates, out,
+                [](T* target, const T* source, int64_t width) {
+                  std::memcpy(target, source, width * sizeof(T));
+                });
   }
 
  private:
