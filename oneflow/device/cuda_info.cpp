@@ -21,8 +21,8 @@ CudaInfo QueryCudaInfo() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    info.reason = std::string("the CUDA runtime found no usable GPU (") +
-                  cudaGetErrorString(status) + ")";
+    info.reason =
+        std::string("the CUDA runtime found no usable GPU (") + cudaGetErrorString(status) + ")";
     cudaGetLastError();  // clears the sticky error of the failed call
     return info;
   }

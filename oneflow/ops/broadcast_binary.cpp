@@ -187,8 +187,8 @@ std::string NonzeroIndicator(GradContext& ctx) {
 // z = xdivy(x, y): dx = xdivy(x != 0, y) * dz and dy = -xdivy(x, y^2) * dz.
 void GenerateXdivyGrad(GradContext& ctx) {
   if (ctx.NeedInputGrad("x")) {
-    std::string partial = Binary(ctx, "x_grad_partial", "broadcast_xdivy", NonzeroIndicator(ctx),
-                                 ctx.Input("y"));
+    std::string partial =
+        Binary(ctx, "x_grad_partial", "broadcast_xdivy", NonzeroIndicator(ctx), ctx.Input("y"));
     std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
     ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
   }
@@ -205,8 +205,8 @@ void GenerateXdivyGrad(GradContext& ctx) {
 // z = xlogy(x, y): dx = xlogy(x != 0, y) * dz and dy = xdivy(x, y) * dz.
 void GenerateXlogyGrad(GradContext& ctx) {
   if (ctx.NeedInputGrad("x")) {
-    std::string partial = Binary(ctx, "x_grad_partial", "broadcast_xlogy", NonzeroIndicator(ctx),
-                                 ctx.Input("y"));
+    std::string partial =
+        Binary(ctx, "x_grad_partial", "broadcast_xlogy", NonzeroIndicator(ctx), ctx.Input("y"));
     std::string product = Binary(ctx, "x_grad_mul", "broadcast_mul", ctx.OutputGrad("z"), partial);
     ctx.SetInputGrad("x", ReduceToInput(ctx, product, "x", "x_grad"));
   }

@@ -335,9 +335,9 @@ std::vector<int64_t> DeconvListAttr(const OperatorConf& conf, const std::string&
   std::vector<int64_t> values = Int64ListAttr(conf, name);
   if (values.empty()) { values.assign(kDeconvSpatialAxes, fill); }
   if (static_cast<int64_t>(values.size()) != kDeconvSpatialAxes) {
-    throw Error(ErrorKind::kValue) << "deconv2d: " << name << " must have " << kDeconvSpatialAxes
-                                   << " values (one per spatial axis), got "
-                                   << ListToString(values);
+    throw Error(ErrorKind::kValue)
+        << "deconv2d: " << name << " must have " << kDeconvSpatialAxes
+        << " values (one per spatial axis), got " << ListToString(values);
   }
   return values;
 }
@@ -350,16 +350,16 @@ void InferDeconv(InferContext& ctx) {
   CheckFloatingDataType(op_type, "in", in.data_type);
   CheckSameDataType(op_type, "in", in.data_type, "weight", weight.data_type);
   if (in.shape.num_axes() != spatial_axes + 2 || weight.shape.num_axes() != spatial_axes + 2) {
-    throw Error(ErrorKind::kValue) << op_type << ": in " << in.shape.ToString() << " and weight "
-                                   << weight.shape.ToString() << " must both have rank "
-                                   << spatial_axes + 2;
+    throw Error(ErrorKind::kValue)
+        << op_type << ": in " << in.shape.ToString() << " and weight " << weight.shape.ToString()
+        << " must both have rank " << spatial_axes + 2;
   }
   WindowAttributes attributes = ConvWindowAttributes(ctx.conf());
   const std::string& data_format = attributes.data_format;
   if (data_format != "channels_first" && data_format != "channels_last") {
-    throw Error(ErrorKind::kValue) << op_type
-                                   << ": data_format must be channels_first or channels_last, got '"
-                                   << data_format << "'";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": data_format must be channels_first or channels_last, got '" << data_format
+        << "'";
   }
   if (attributes.padding != "valid" && attributes.padding != "customized") {
     throw Error(ErrorKind::kValue)
@@ -375,19 +375,17 @@ void InferDeconv(InferContext& ctx) {
   }
   if (attributes.window.empty()) { attributes.window = weight_kernel; }
   if (attributes.window != weight_kernel) {
-    throw Error(ErrorKind::kValue) << op_type << ": kernel_size "
-                                   << ListToString(attributes.window)
-                                   << " differs from the weight's kernel axes "
-                                   << ListToString(weight_kernel) << " (weight "
-                                   << weight.shape.ToString() << ", data_format " << data_format
-                                   << ")";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": kernel_size " << ListToString(attributes.window)
+        << " differs from the weight's kernel axes " << ListToString(weight_kernel) << " (weight "
+        << weight.shape.ToString() << ", data_format " << data_format << ")";
   }
   const int64_t groups = ctx.Attr<int64_t>("groups");
   const int64_t in_channels = in.shape.At(channel_axis);
   if (groups <= 0 || in_channels % groups != 0) {
-    throw Error(ErrorKind::kValue) << op_type << ": groups=" << groups
-                                   << " must be positive and divide the input channels ("
-                                   << in_channels << ", input " << in.shape.ToString() << ")";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": groups=" << groups << " must be positive and divide the input channels ("
+        << in_channels << ", input " << in.shape.ToString() << ")";
   }
   if (weight.shape.At(0) != in_channels) {
     throw Error(ErrorKind::kValue)
@@ -400,10 +398,10 @@ void InferDeconv(InferContext& ctx) {
       weight.shape.At(WeightInChannelAxis(data_format, spatial_axes)) * groups;
   const int64_t filters = ctx.Attr<int64_t>("filters");
   if (filters > 0 && filters != out_channels) {
-    throw Error(ErrorKind::kValue) << op_type << ": filters=" << filters
-                                   << " differs from the output channels " << out_channels
-                                   << " of the weight " << weight.shape.ToString()
-                                   << " (groups=" << groups << ")";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": filters=" << filters << " differs from the output channels "
+        << out_channels << " of the weight " << weight.shape.ToString() << " (groups=" << groups
+        << ")";
   }
   const std::vector<int64_t> strides = DeconvListAttr(ctx.conf(), "strides", 1);
   const std::vector<int64_t> dilations = DeconvListAttr(ctx.conf(), "dilation_rate", 1);
@@ -418,9 +416,8 @@ void InferDeconv(InferContext& ctx) {
     if (strides[axis] <= 0 || dilations[axis] <= 0 || before[axis] < 0 || after[axis] < 0) {
       throw Error(ErrorKind::kValue)
           << op_type << ": strides " << ListToString(strides) << " and dilations "
-          << ListToString(dilations) << " must be positive, padding_before "
-          << ListToString(before) << " and padding_after " << ListToString(after)
-          << " non-negative";
+          << ListToString(dilations) << " must be positive, padding_before " << ListToString(before)
+          << " and padding_after " << ListToString(after) << " non-negative";
     }
     if (output_padding[axis] < 0 || output_padding[axis] >= strides[axis]) {
       throw Error(ErrorKind::kValue)

@@ -76,11 +76,10 @@ void InferTensorScatterNdUpdate(InferContext& ctx) {
   int64_t depth = CheckNdIndices(op_type, params.shape, indices);
   Shape expected = NdRowsShape(params.shape, indices.shape, depth);
   if (updates.shape != expected) {
-    throw Error(ErrorKind::kValue) << op_type << ": updates " << updates.shape.ToString()
-                                   << " must have shape indices[:-1] + params[K:] = "
-                                   << expected.ToString() << " for indices "
-                                   << indices.shape.ToString() << " and params "
-                                   << params.shape.ToString();
+    throw Error(ErrorKind::kValue)
+        << op_type << ": updates " << updates.shape.ToString()
+        << " must have shape indices[:-1] + params[K:] = " << expected.ToString() << " for indices "
+        << indices.shape.ToString() << " and params " << params.shape.ToString();
   }
   ctx.Output("out") = params;
 }
@@ -154,9 +153,9 @@ void GetTensorScatterNdUpdateSbp(SbpContext& ctx) {
 
 void GenerateTensorScatterNdUpdateGrad(GradContext& ctx) {
   if (ctx.NeedInputGrad("params")) {
-    std::string zeros = ctx.AddOp("params_grad_zeros", OpConfBuilder("constant_like", "")
-                                                           .Input("like", ctx.Input("updates"))
-                                                           .Attr("value", 0.0));
+    std::string zeros = ctx.AddOp(
+        "params_grad_zeros",
+        OpConfBuilder("constant_like", "").Input("like", ctx.Input("updates")).Attr("value", 0.0));
     std::string dparams = ctx.AddOp("params_grad", OpConfBuilder("tensor_scatter_nd_update", "")
                                                        .Input("params", ctx.OutputGrad("out"))
                                                        .Input("indices", ctx.Input("indices"))

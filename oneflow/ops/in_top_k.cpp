@@ -25,8 +25,8 @@ void InferInTopK(InferContext& ctx) {
                                    << predictions.shape.ToString();
   }
   if (ctx.Attr<int64_t>("k") < 0) {
-    throw Error(ErrorKind::kValue) << "in_top_k: k must be non-negative, got "
-                                   << ctx.Attr<int64_t>("k");
+    throw Error(ErrorKind::kValue)
+        << "in_top_k: k must be non-negative, got " << ctx.Attr<int64_t>("k");
   }
   ctx.Output("out") = BlobDesc{targets.shape, kInt8};
 }

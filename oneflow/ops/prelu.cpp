@@ -26,9 +26,9 @@ void CheckAlpha(const std::string& op_type, const BlobDesc& x, const BlobDesc& a
     fits = alpha.shape.At(axis) == 1 || alpha.shape.At(axis) == x_dim;
   }
   if (!fits) {
-    throw Error(ErrorKind::kValue) << op_type << ": alpha " << alpha.shape.ToString()
-                                   << " must broadcast to x " << x.shape.ToString()
-                                   << " (right-aligned, each dim 1 or x's)";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": alpha " << alpha.shape.ToString() << " must broadcast to x "
+        << x.shape.ToString() << " (right-aligned, each dim 1 or x's)";
   }
 }
 
@@ -82,10 +82,10 @@ void GeneratePreluGrad(GradContext& ctx) {
                                               .Attr("floating_max", 0.0),
                                           "y");
     std::string product = ctx.AddOp("alpha_grad_product",
-                                     OpConfBuilder("broadcast_mul", "")
-                                         .Input("x", ctx.OutputGrad("y"))
-                                         .Input("y", negative_part),
-                                     "z");
+                                    OpConfBuilder("broadcast_mul", "")
+                                        .Input("x", ctx.OutputGrad("y"))
+                                        .Input("y", negative_part),
+                                    "z");
     ctx.SetInputGrad("alpha", ctx.AddOp("alpha_grad_sum",
                                         OpConfBuilder("reduce_sum_like", "")
                                             .Input("x", product)

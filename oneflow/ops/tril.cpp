@@ -23,8 +23,8 @@ namespace {
 void CheckIntegerValue(const std::string& op_type, const std::string& what, double value,
                        DataType data_type) {
   const double limit = data_type == kInt32
-                            ? static_cast<double>(std::numeric_limits<int32_t>::max())
-                            : 9007199254740992.0;  // 2^53: exact in a double
+                           ? static_cast<double>(std::numeric_limits<int32_t>::max())
+                           : 9007199254740992.0;  // 2^53: exact in a double
   if (!std::isfinite(value) || std::floor(value) != value || std::fabs(value) > limit) {
     throw Error(ErrorKind::kValue) << op_type << ": " << what << " must be an integer that "
                                    << DataTypeName(data_type) << " holds for an input of that "

@@ -32,15 +32,15 @@ Shape UpsampleOutputShape(const std::string& op_type, const OperatorConf& conf, 
   }
   const std::string data_format = FromAttrValue<std::string>(conf.attr().at("data_format"));
   if (data_format != "channels_first" && data_format != "channels_last") {
-    throw Error(ErrorKind::kValue) << op_type
-                                   << ": data_format must be channels_first or channels_last, got '"
-                                   << data_format << "'";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": data_format must be channels_first or channels_last, got '" << data_format
+        << "'";
   }
   const std::string interpolation = FromAttrValue<std::string>(conf.attr().at("interpolation"));
   if (interpolation != "nearest" && interpolation != "bilinear") {
-    throw Error(ErrorKind::kValue) << op_type
-                                   << ": interpolation must be 'nearest' or 'bilinear', got '"
-                                   << interpolation << "'";
+    throw Error(ErrorKind::kValue)
+        << op_type << ": interpolation must be 'nearest' or 'bilinear', got '" << interpolation
+        << "'";
   }
   const double scales[2] = {FromAttrValue<double>(conf.attr().at("height_scale")),
                             FromAttrValue<double>(conf.attr().at("width_scale"))};
@@ -49,8 +49,7 @@ Shape UpsampleOutputShape(const std::string& op_type, const OperatorConf& conf, 
   for (int64_t axis = 0; axis < 2; ++axis) {
     if (!std::isfinite(scales[axis]) || scales[axis] < 1.0) {
       throw Error(ErrorKind::kValue) << op_type << ": height_scale and width_scale must be finite "
-                                     << "and at least 1, got " << scales[0] << " and "
-                                     << scales[1];
+                                     << "and at least 1, got " << scales[0] << " and " << scales[1];
     }
     const double size = static_cast<double>(x.At(first_spatial + axis));
     dims[first_spatial + axis] = static_cast<int64_t>(std::floor(scales[axis] * size));

@@ -8,16 +8,19 @@ namespace py = pybind11;
 namespace oneflow {
 
 void BindBuildInfo(py::module_& module) {
-  module.def("cuda_info", [] {
-    const CudaInfo& info = GetCudaInfo();
-    py::dict result;
-    result["built_with_cuda"] = info.built_with_cuda;
-    result["runtime_version"] = info.runtime_version;
-    result["driver_version"] = info.driver_version;
-    result["device_count"] = info.device_count;
-    result["reason"] = info.reason;
-    return result;
-  }, "CUDA build and device facts (queried once per process).");
+  module.def(
+      "cuda_info",
+      [] {
+        const CudaInfo& info = GetCudaInfo();
+        py::dict result;
+        result["built_with_cuda"] = info.built_with_cuda;
+        result["runtime_version"] = info.runtime_version;
+        result["driver_version"] = info.driver_version;
+        result["device_count"] = info.device_count;
+        result["reason"] = info.reason;
+        return result;
+      },
+      "CUDA build and device facts (queried once per process).");
 }
 
 }  // namespace oneflow

@@ -77,7 +77,7 @@ ConvDescs MakeConvDescs(const ConvShape& shape) {
 }
 
 dnnl::convolution_forward::primitive_desc ForwardPrimitiveDesc(const ConvDescs& d,
-                                                                dnnl::algorithm algorithm) {
+                                                               dnnl::algorithm algorithm) {
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, algorithm, d.src,
                                        d.weights, d.dst, d.strides, d.dilates, d.padding_before,
                                        d.padding_after);
@@ -234,9 +234,12 @@ struct ConvArguments {
 ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
   if (op_type == "deconv2d") { return {"out", "weight", "in", "out"}; }
   switch (pass) {
-    case ConvPass::kForward: return {"in", "weight", "out", "out"};
-    case ConvPass::kBackwardData: return {"x_like", "weight", "dy", "dx"};
-    default: return {"x", "filter_diff", "dy", "filter_diff"};
+    case ConvPass::kForward:
+      return {"in", "weight", "out", "out"};
+    case ConvPass::kBackwardData:
+      return {"x_like", "weight", "dy", "dx"};
+    default:
+      return {"x", "filter_diff", "dy", "filter_diff"};
   }
 }
 

@@ -54,9 +54,8 @@ ONEFLOW_PER_ISA_BODY inline void DropoutRun(const T* __restrict__ x, T* __restri
 }
 
 // Writes the mask alone for logical indices [first, first + count).
-ONEFLOW_PER_ISA_BODY inline void MaskRun(int8_t* __restrict__ mask, int64_t count,
-                                         uint64_t first, uint32_t key0, uint32_t key1,
-                                         uint32_t threshold) {
+ONEFLOW_PER_ISA_BODY inline void MaskRun(int8_t* __restrict__ mask, int64_t count, uint64_t first,
+                                         uint32_t key0, uint32_t key1, uint32_t threshold) {
   for (int64_t i = 0; i < count; ++i) {
     mask[i] = KeepBit(first + static_cast<uint64_t>(i), key0, key1, threshold);
   }
@@ -157,11 +156,11 @@ class RandomMaskLikeKernel final : public Kernel {
     const int64_t run = mask_.run(), stride = mask_.logical_stride(), offset = mask_.offset();
     const uint32_t threshold = mask_.threshold();
     if (mask_.rows() == 1) {
-      ParallelForElements(
-          ctx, run, kElementwiseGrain, PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-            MaskRun(mask + begin, end - begin, static_cast<uint64_t>(offset + begin), key0, key1,
-                    threshold);
-          }));
+      ParallelForElements(ctx, run, kElementwiseGrain,
+                          PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                            MaskRun(mask + begin, end - begin,
+                                    static_cast<uint64_t>(offset + begin), key0, key1, threshold);
+                          }));
       return;
     }
     ParallelForRows(ctx, mask_.rows(), run,

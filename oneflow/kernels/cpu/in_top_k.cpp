@@ -54,8 +54,7 @@ class InTopKKernel final : public Kernel {
     const int64_t classes = classes_, k = k_;
     ParallelForRows(ctx, rows_, classes, [=](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        out[i] = InTopKRow(predictions + i * classes, classes, static_cast<int64_t>(targets[i]),
-                           k)
+        out[i] = InTopKRow(predictions + i * classes, classes, static_cast<int64_t>(targets[i]), k)
                      ? 1
                      : 0;
       }

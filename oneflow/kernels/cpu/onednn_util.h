@@ -10,12 +10,11 @@
 // Each primitive owns its scratchpad (scratchpad_mode::user): kernels on different runtime
 // threads never share one.
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -86,8 +85,8 @@ class OneDnnBuffer {
       : size_(size),
         data_(size == 0 ? nullptr : std::aligned_alloc(64, (size + 63) / 64 * 64), std::free) {
     if (size != 0 && data_ == nullptr) {
-      throw Error(ErrorKind::kRuntime) << "out of memory: cannot allocate " << size
-                                       << " bytes for a oneDNN buffer";
+      throw Error(ErrorKind::kRuntime)
+          << "out of memory: cannot allocate " << size << " bytes for a oneDNN buffer";
     }
     if (data_) { std::memset(data_.get(), 0, size); }
   }
@@ -116,8 +115,8 @@ class OneDnnPrimitive {
                   const std::vector<std::pair<int, dnnl::memory::desc>>& arguments)
       : primitive_(std::move(primitive)), stream_(OneDnnCpuEngine()) {
     scratchpad_ = OneDnnBuffer(scratchpad.get_size());
-    arguments_[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratchpad, OneDnnCpuEngine(),
-                                                   scratchpad_.data());
+    arguments_[DNNL_ARG_SCRATCHPAD] =
+        dnnl::memory(scratchpad, OneDnnCpuEngine(), scratchpad_.data());
     for (const auto& argument : arguments) {
       arguments_[argument.first] =
           dnnl::memory(argument.second, OneDnnCpuEngine(), DNNL_MEMORY_NONE);

@@ -114,9 +114,7 @@ class OneDnnAvgPoolGradKernel final : public Kernel {
                                                   forward_pd);
         backward_ = OneDnnPrimitive(dnnl::pooling_backward(pd), pd.scratchpad_desc(),
                                     {{DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}});
-      } catch (const dnnl::error& error) {
-        ThrowOneDnnError("pooling backward", error);
-      }
+      } catch (const dnnl::error& error) { ThrowOneDnnError("pooling backward", error); }
     }
     backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
   }
@@ -253,8 +251,8 @@ class MaxPoolGradKernel final : public Kernel {
     for (int axis = 0; axis < 3; ++axis) {
       for (int64_t o = 0; o < pool_.output[axis]; ++o) {
         const int64_t start = o * pool_.strides[axis] - pool_.padding[axis];
-        ranges_[axis].push_back({std::max<int64_t>(start, 0),
-                                 std::min(start + pool_.window[axis], pool_.input[axis])});
+        ranges_[axis].push_back(
+            {std::max<int64_t>(start, 0), std::min(start + pool_.window[axis], pool_.input[axis])});
       }
     }
   }
@@ -415,16 +413,16 @@ class MaxPoolGradKernel final : public Kernel {
 
 }  // namespace
 
-#define REGISTER_POOL_FORWARD_KERNELS(op_type)                                         \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, OneDnnPoolForwardKernel);                    \
+#define REGISTER_POOL_FORWARD_KERNELS(op_type)                      \
+  REGISTER_KERNEL(op_type, "cpu", kFloat, OneDnnPoolForwardKernel); \
   REGISTER_KERNEL(op_type, "cpu", kDouble, DirectPoolForwardKernel<double>)
-#define REGISTER_MAX_POOL_KERNELS(op_type)                                             \
-  REGISTER_POOL_FORWARD_KERNELS(op_type);                                              \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, MaxPoolGradKernel<float>);           \
+#define REGISTER_MAX_POOL_KERNELS(op_type)                                   \
+  REGISTER_POOL_FORWARD_KERNELS(op_type);                                    \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, MaxPoolGradKernel<float>); \
   REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, MaxPoolGradKernel<double>)
-#define REGISTER_AVG_POOL_KERNELS(op_type)                                             \
-  REGISTER_POOL_FORWARD_KERNELS(op_type);                                              \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, OneDnnAvgPoolGradKernel);            \
+#define REGISTER_AVG_POOL_KERNELS(op_type)                                  \
+  REGISTER_POOL_FORWARD_KERNELS(op_type);                                   \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat, OneDnnAvgPoolGradKernel); \
   REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, DirectAvgPoolGradKernel<double>)
 
 REGISTER_MAX_POOL_KERNELS("max_pool_1d");

@@ -204,7 +204,6 @@ class BatchPermutationKernel final : public Kernel {
 REGISTER_CPU_FLOATING_KERNELS("random_uniform", RandomUniformKernel);
 REGISTER_CPU_FLOATING_KERNELS("random_normal", RandomNormalKernel);
 REGISTER_CPU_FLOATING_KERNELS("bernoulli", BernoulliKernel);
-REGISTER_KERNEL("generate_random_batch_permutation_indices", "cpu", kInt32,
-                BatchPermutationKernel);
+REGISTER_KERNEL("generate_random_batch_permutation_indices", "cpu", kInt32, BatchPermutationKernel);
 
 }  // namespace oneflow

@@ -148,7 +148,7 @@ class SeparableResample {
     const int64_t out_h = rows_.outputs();
     const int64_t out_w = columns_.outputs();
     const int64_t in_h = in_h_, in_w = in_w_, channels = channels_;
-    const int64_t row_size = in_w * channels;            // one mixed input row
+    const int64_t row_size = in_w * channels;  // one mixed input row
     const int64_t out_row_size = out_w * channels;
     const int64_t* row_offset = rows_.offset.data();
     const int64_t* row_index = rows_.index.data();
@@ -163,63 +163,63 @@ class SeparableResample {
     const T* weight1 = tap_weight_[1].data();
     const bool channels_first = channels_first_, two_taps = two_taps_;
     const bool single_unit_taps = single_unit_taps_;
-    ParallelForRows(
-        ctx, planes_ * out_h, out_row_size,
-        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-          std::vector<T> mixed_row(static_cast<size_t>(row_size));
-          T* __restrict__ mixed = mixed_row.data();
-          for (int64_t r = begin; r < end; ++r) {
-            const int64_t plane = r / out_h, a = r % out_h;
-            T* __restrict__ out_row = out + r * out_row_size;
-            if (repeats_previous[a] && r > begin) {
-              std::copy(out_row - out_row_size, out_row, out_row);
-              continue;
-            }
-            const T* plane_in = in + plane * in_h * row_size;
-            const T* source = plane_in + row_index[row_offset[a]] * row_size;
-            const int64_t taps = row_offset[a + 1] - row_offset[a];
-            if (taps != 1 || row_weight[row_offset[a]] != T(1)) {
-              const T u = row_weight[row_offset[a]];
-              for (int64_t j = 0; j < row_size; ++j) { mixed[j] = u * source[j]; }
-              for (int64_t k = row_offset[a] + 1; k < row_offset[a + 1]; ++k) {
-                const T* __restrict__ next = plane_in + row_index[k] * row_size;
-                const T v = row_weight[k];
-                for (int64_t j = 0; j < row_size; ++j) { mixed[j] += v * next[j]; }
-              }
-              source = mixed;
-            }
-            if (channels_first) {
-              if (single_unit_taps) {
-                for (int64_t b = 0; b < out_w; ++b) { out_row[b] = source[index0[b]]; }
-              } else if (two_taps) {
-                for (int64_t b = 0; b < out_w; ++b) {
-                  out_row[b] = weight0[b] * source[index0[b]] + weight1[b] * source[index1[b]];
-                }
-              } else {
-                for (int64_t b = 0; b < out_w; ++b) {
-                  T sum = 0;
-                  for (int64_t m = column_offset[b]; m < column_offset[b + 1]; ++m) {
-                    sum += column_weight[m] * source[column_index[m]];
-                  }
-                  out_row[b] = sum;
-                }
-              }
-              continue;
-            }
-            for (int64_t b = 0; b < out_w; ++b) {
-              T* __restrict__ target = out_row + b * channels;
-              const int64_t first = column_offset[b];
-              const T* __restrict__ tap = source + column_index[first] * channels;
-              const T w = column_weight[first];
-              for (int64_t c = 0; c < channels; ++c) { target[c] = w * tap[c]; }
-              for (int64_t m = first + 1; m < column_offset[b + 1]; ++m) {
-                const T* __restrict__ next = source + column_index[m] * channels;
-                const T v = column_weight[m];
-                for (int64_t c = 0; c < channels; ++c) { target[c] += v * next[c]; }
-              }
-            }
-          }
-        }));
+    ParallelForRows(ctx, planes_ * out_h, out_row_size,
+                    PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                      std::vector<T> mixed_row(static_cast<size_t>(row_size));
+                      T* __restrict__ mixed = mixed_row.data();
+                      for (int64_t r = begin; r < end; ++r) {
+                        const int64_t plane = r / out_h, a = r % out_h;
+                        T* __restrict__ out_row = out + r * out_row_size;
+                        if (repeats_previous[a] && r > begin) {
+                          std::copy(out_row - out_row_size, out_row, out_row);
+                          continue;
+                        }
+                        const T* plane_in = in + plane * in_h * row_size;
+                        const T* source = plane_in + row_index[row_offset[a]] * row_size;
+                        const int64_t taps = row_offset[a + 1] - row_offset[a];
+                        if (taps != 1 || row_weight[row_offset[a]] != T(1)) {
+                          const T u = row_weight[row_offset[a]];
+                          for (int64_t j = 0; j < row_size; ++j) { mixed[j] = u * source[j]; }
+                          for (int64_t k = row_offset[a] + 1; k < row_offset[a + 1]; ++k) {
+                            const T* __restrict__ next = plane_in + row_index[k] * row_size;
+                            const T v = row_weight[k];
+                            for (int64_t j = 0; j < row_size; ++j) { mixed[j] += v * next[j]; }
+                          }
+                          source = mixed;
+                        }
+                        if (channels_first) {
+                          if (single_unit_taps) {
+                            for (int64_t b = 0; b < out_w; ++b) { out_row[b] = source[index0[b]]; }
+                          } else if (two_taps) {
+                            for (int64_t b = 0; b < out_w; ++b) {
+                              out_row[b] =
+                                  weight0[b] * source[index0[b]] + weight1[b] * source[index1[b]];
+                            }
+                          } else {
+                            for (int64_t b = 0; b < out_w; ++b) {
+                              T sum = 0;
+                              for (int64_t m = column_offset[b]; m < column_offset[b + 1]; ++m) {
+                                sum += column_weight[m] * source[column_index[m]];
+                              }
+                              out_row[b] = sum;
+                            }
+                          }
+                          continue;
+                        }
+                        for (int64_t b = 0; b < out_w; ++b) {
+                          T* __restrict__ target = out_row + b * channels;
+                          const int64_t first = column_offset[b];
+                          const T* __restrict__ tap = source + column_index[first] * channels;
+                          const T w = column_weight[first];
+                          for (int64_t c = 0; c < channels; ++c) { target[c] = w * tap[c]; }
+                          for (int64_t m = first + 1; m < column_offset[b + 1]; ++m) {
+                            const T* __restrict__ next = source + column_index[m] * channels;
+                            const T v = column_weight[m];
+                            for (int64_t c = 0; c < channels; ++c) { target[c] += v * next[c]; }
+                          }
+                        }
+                      }
+                    }));
   }
 
  private:

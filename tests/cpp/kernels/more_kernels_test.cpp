@@ -26,9 +26,7 @@ TEST(Atan2Kernel, EveryQuadrantAndTheAxes) {
   std::vector<double> x = {1, 1, -1, -1, 0, 0, 2, -2, 0.0, -0.0};
   std::vector<double> y = {1, -1, -1, 1, 3, -3, 0, 0, -1, -1};
   std::vector<double> out = RunBinary("broadcast_atan2", x, y);
-  for (size_t i = 0; i < x.size(); ++i) {
-    EXPECT_EQ(out[i], std::atan2(x[i], y[i])) << "at " << i;
-  }
+  for (size_t i = 0; i < x.size(); ++i) { EXPECT_EQ(out[i], std::atan2(x[i], y[i])) << "at " << i; }
   EXPECT_EQ(out[8], M_PI);
   EXPECT_EQ(out[9], -M_PI);
   std::vector<float> out_float = RunBinary<float>("broadcast_atan2", {1.0f}, {-1.0f});
@@ -47,8 +45,8 @@ TEST(XdivyXlogyKernels, ZeroWhereXIsZero) {
   EXPECT_EQ(product[1], 0.0);
   EXPECT_DOUBLE_EQ(product[3], 3 * std::log(4.0));
   EXPECT_DOUBLE_EQ(product[4], -2 * std::log(0.5));
-  std::vector<float> float_product = RunBinary<float>("broadcast_xlogy", {0.0f, 2.0f},
-                                                      {0.0f, 8.0f});
+  std::vector<float> float_product =
+      RunBinary<float>("broadcast_xlogy", {0.0f, 2.0f}, {0.0f, 8.0f});
   EXPECT_EQ(float_product[0], 0.0f);
   EXPECT_FLOAT_EQ(float_product[1], 2.0f * std::log(8.0f));
 }
@@ -106,8 +104,8 @@ TEST(BatchPermutationKernel, APermutationThatChangesEachIteration) {
 TEST(RandomMaskLikeKernel, KeepsAboutOneMinusRate) {
   OperatorConf conf = MakeOpConf("random_mask_like", {{"like", 1}},
                                  {MakeAttr<double>("rate", 0.2), MakeAttr<int64_t>("seed", 4)});
-  KernelRunner runner(conf, {{"like_0", MakeTensor(Shape({100, 100}),
-                                                   std::vector<double>(10000))}});
+  KernelRunner runner(conf,
+                      {{"like_0", MakeTensor(Shape({100, 100}), std::vector<double>(10000))}});
   runner.Run();
   std::vector<int8_t> mask = Values<int8_t>(runner.output("out_0"));
   int64_t kept = 0;

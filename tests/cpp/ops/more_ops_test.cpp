@@ -16,10 +16,14 @@ TEST(Atan2XdivyXlogyOps, BroadcastFloatingInputsOnly) {
     EXPECT_EQ(outputs.at("z_0").shape, Shape({3, 4}));
     EXPECT_EQ(outputs.at("z_0").data_type, kDouble);
     ExpectError(
-        [&] { Infer(conf, {{"x_0", {Shape({3}), kInt32}}, {"y_0", {Shape({3}), kInt32}}}); },
+        [&] {
+          Infer(conf, {{"x_0", {Shape({3}), kInt32}}, {"y_0", {Shape({3}), kInt32}}});
+        },
         ErrorKind::kType, {op_type, "int32"});
     ExpectError(
-        [&] { Infer(conf, {{"x_0", {Shape({3}), kFloat}}, {"y_0", {Shape({4}), kFloat}}}); },
+        [&] {
+          Infer(conf, {{"x_0", {Shape({3}), kFloat}}, {"y_0", {Shape({4}), kFloat}}});
+        },
         ErrorKind::kValue, {op_type, "(3,)", "(4,)"});
     std::vector<std::string> signatures = SignatureStrings(
         Signatures(conf, {{"x_0", {Shape({3, 4}), kFloat}}, {"y_0", {Shape({4}), kFloat}}}));
@@ -91,16 +95,18 @@ TEST(TensorScatterNdUpdateOp, SplitsOnlyUnindexedAxesAndItsGradientUsesItself) {
 }
 
 TEST(RandomMaskLikeOp, GivesAnInt8MaskAndChecksTheRate) {
-  OperatorConf conf = MakeOpConf(
-      "random_mask_like", {{"like", 1}},
-      {MakeAttr<double>("rate", 0.25), MakeAttr<int64_t>("seed", 3)});
+  OperatorConf conf = MakeOpConf("random_mask_like", {{"like", 1}},
+                                 {MakeAttr<double>("rate", 0.25), MakeAttr<int64_t>("seed", 3)});
   DescMap outputs = Infer(conf, {{"like_0", {Shape({4, 6}), kDouble}}});
   EXPECT_EQ(outputs.at("out_0").shape, Shape({4, 6}));
   EXPECT_EQ(outputs.at("out_0").data_type, kInt8);
   OperatorConf bad = MakeOpConf("random_mask_like", {{"like", 1}},
                                 {MakeAttr<double>("rate", 1.0), MakeAttr<int64_t>("seed", 3)});
-  ExpectError([&] { Infer(bad, {{"like_0", {Shape({4}), kFloat}}}); }, ErrorKind::kValue,
-              {"random_mask_like", "rate must be in [0, 1)", "1"});
+  ExpectError(
+      [&] {
+        Infer(bad, {{"like_0", {Shape({4}), kFloat}}});
+      },
+      ErrorKind::kValue, {"random_mask_like", "rate must be in [0, 1)", "1"});
   std::vector<std::string> signatures =
       SignatureStrings(Signatures(conf, {{"like_0", {Shape({4, 6}), kFloat}}}));
   EXPECT_TRUE(Contains(signatures, "like_0:S(1) out_0:S(1)"));
@@ -113,8 +119,11 @@ TEST(BatchPermutationOp, GivesInt32IndicesOfTheBatchAxis) {
   DescMap outputs = Infer(conf, {{"x_0", {Shape({7, 2}), kFloat}}});
   EXPECT_EQ(outputs.at("y_0").shape, Shape({7}));
   EXPECT_EQ(outputs.at("y_0").data_type, kInt32);
-  ExpectError([&] { Infer(conf, {{"x_0", {Shape(), kFloat}}}); }, ErrorKind::kValue,
-              {"generate_random_batch_permutation_indices", "at least one axis"});
+  ExpectError(
+      [&] {
+        Infer(conf, {{"x_0", {Shape(), kFloat}}});
+      },
+      ErrorKind::kValue, {"generate_random_batch_permutation_indices", "at least one axis"});
   std::vector<std::string> signatures =
       SignatureStrings(Signatures(conf, {{"x_0", {Shape({7, 2}), kFloat}}}));
   EXPECT_TRUE(Contains(signatures, "x_0:S(0) y_0:B"));

@@ -10,18 +10,18 @@ namespace {
 OperatorConf DeconvConf(std::vector<int64_t> strides, std::vector<int64_t> before,
                         std::vector<int64_t> after, std::vector<int64_t> output_padding,
                         const std::string& data_format = "channels_first") {
-  return MakeOpConf("deconv2d", {{"in", 1}, {"weight", 1}},
-                    {MakeAttr<std::string>("data_format", data_format),
-                     MakeAttr("strides", strides), MakeAttr<std::string>("padding", "customized"),
-                     MakeAttr("padding_before", before), MakeAttr("padding_after", after),
-                     MakeAttr("output_padding", output_padding)});
+  return MakeOpConf(
+      "deconv2d", {{"in", 1}, {"weight", 1}},
+      {MakeAttr<std::string>("data_format", data_format), MakeAttr("strides", strides),
+       MakeAttr<std::string>("padding", "customized"), MakeAttr("padding_before", before),
+       MakeAttr("padding_after", after), MakeAttr("output_padding", output_padding)});
 }
 
 TEST(Deconv2dOp, InfersTheTransposedSizeInBothLayouts) {
   // (4 - 1) * 2 + 3 - 1 - 2 + 1 = 7 rows; (5 - 1) * 1 + 3 = 7 columns.
   OperatorConf conf = DeconvConf({2, 1}, {1, 0}, {2, 0}, {1, 0});
-  DescMap outputs = Infer(conf, {{"in_0", {Shape({2, 3, 4, 5}), kFloat}},
-                                 {"weight_0", {Shape({3, 6, 3, 3}), kFloat}}});
+  DescMap outputs = Infer(
+      conf, {{"in_0", {Shape({2, 3, 4, 5}), kFloat}}, {"weight_0", {Shape({3, 6, 3, 3}), kFloat}}});
   EXPECT_EQ(outputs.at("out_0").shape, Shape({2, 6, 7, 7}));
   OperatorConf last = DeconvConf({2, 2}, {0, 0}, {0, 0}, {0, 0}, "channels_last");
   outputs = Infer(last, {{"in_0", {Shape({2, 4, 5, 3}), kDouble}},
@@ -37,18 +37,24 @@ TEST(Deconv2dOp, RejectsBadWeightsAndOutputPadding) {
   ExpectError([&] { Infer(conf, inputs); }, ErrorKind::kValue,
               {"deconv2d", "output_padding [0, 2]", "[0, stride)"});
   inputs["weight_0"] = {Shape({4, 2, 3, 3}), kFloat};
-  ExpectError([&] { Infer(DeconvConf({1, 1}, {0, 0}, {0, 0}, {0, 0}), inputs); },
-              ErrorKind::kValue, {"deconv2d", "(4, 2, 3, 3)", "3 channels"});
+  ExpectError(
+      [&] {
+        Infer(DeconvConf({1, 1}, {0, 0}, {0, 0}, {0, 0}), inputs);
+      },
+      ErrorKind::kValue, {"deconv2d", "(4, 2, 3, 3)", "3 channels"});
   inputs["weight_0"] = {Shape({3, 2, 3, 3}), kInt32};
-  ExpectError([&] { Infer(DeconvConf({1, 1}, {0, 0}, {0, 0}, {0, 0}), inputs); },
-              ErrorKind::kType, {"deconv2d"});
+  ExpectError(
+      [&] {
+        Infer(DeconvConf({1, 1}, {0, 0}, {0, 0}, {0, 0}), inputs);
+      },
+      ErrorKind::kType, {"deconv2d"});
 }
 
 TEST(Deconv2dOp, SignaturesMirrorTheConvolutionDataGradient) {
   OperatorConf conf = DeconvConf({2, 2}, {0, 0}, {0, 0}, {0, 0});
-  std::vector<std::string> signatures = SignatureStrings(
-      Signatures(conf, {{"in_0", {Shape({4, 3, 4, 4}), kFloat}},
-                        {"weight_0", {Shape({3, 2, 3, 3}), kFloat}}}));
+  std::vector<std::string> signatures =
+      SignatureStrings(Signatures(conf, {{"in_0", {Shape({4, 3, 4, 4}), kFloat}},
+                                         {"weight_0", {Shape({3, 2, 3, 3}), kFloat}}}));
   EXPECT_TRUE(Contains(signatures, "in_0:S(0) out_0:S(0) weight_0:B"));
   EXPECT_TRUE(Contains(signatures, "in_0:S(1) out_0:P weight_0:S(0)"));
   EXPECT_TRUE(Contains(signatures, "in_0:B out_0:S(1) weight_0:S(1)"));
