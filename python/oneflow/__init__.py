@@ -30,7 +30,7 @@ from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
 from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
-from oneflow.ops.loss_ops import smooth_l1_loss  # noqa: F401
+from oneflow.ops.loss_ops import ctc_loss, smooth_l1_loss  # noqa: F401
 from oneflow.ops.extra_array_ops import (  # noqa: F401
     dynamic_reshape, elem_cnt, identity_n, masked_fill, repeat, tensor_scatter_nd_update,
 )

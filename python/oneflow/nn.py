@@ -9,9 +9,9 @@ from oneflow.ops.norm_ops import (  # noqa: F401
     nn_layer_norm as layer_norm,
 )
 from oneflow.ops.loss_ops import (  # noqa: F401
-    bce_loss as BCELoss, bce_with_logits_loss as BCEWithLogitsLoss, kl_div_loss as KLDivLoss,
-    l1_loss as L1Loss, logsoftmax, mse_loss as MSELoss, sigmoid_cross_entropy_with_logits,
-    softmax_cross_entropy_with_logits,
+    bce_loss as BCELoss, bce_with_logits_loss as BCEWithLogitsLoss, ctc_loss as CTCLoss,
+    kl_div_loss as KLDivLoss, l1_loss as L1Loss, logsoftmax, mse_loss as MSELoss,
+    sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
 )
 from oneflow.ops.conv_ops import (  # noqa: F401
     avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv2d_transpose, conv3d,

@@ -54,6 +54,8 @@ CHECKER_CASES.update({
                                      "sparse_softmax_cross_entropy_with_logits"),
     "sparse_softmax_cross_entropy_grad": ("test_sparse_softmax_cross_entropy.py",
                                           "sparse_softmax_cross_entropy_with_logits"),
+    "ctc_loss": ("test_ctc_loss.py", "flow.nn.CTCLoss"),
+    "ctc_loss_grad": ("test_ctc_loss.py", "ctc_loss_grad"),
     "bias_add": ("test_bias_add.py", "flow.nn.bias_add"),
     "matmul": ("test_matmul.py", "flow.matmul"),
     "transpose": ("test_transpose.py", "flow.transpose"),

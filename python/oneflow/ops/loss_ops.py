@@ -1,12 +1,13 @@
 """Losses and log-softmax: flow.nn.softmax_cross_entropy_with_logits,
 sigmoid_cross_entropy_with_logits, logsoftmax, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss,
-KLDivLoss and flow.smooth_l1_loss, with OneFlow 0.3's names, arguments and defaults. The fused
-ones are ops (oneflow/ops/losses.cpp, log_softmax in softmax.cpp); the others are exact
-compositions of elementwise ops and a reduction."""
+KLDivLoss, CTCLoss (also flow.ctc_loss) and flow.smooth_l1_loss, with OneFlow 0.3's names,
+arguments and defaults. The fused ones are ops (oneflow/ops/losses.cpp, log_softmax in
+softmax.cpp, ctc_loss.cpp); the others are exact compositions of elementwise ops and a
+reduction."""
 import numbers
 
 from oneflow.framework import op_builder, shapes
-from oneflow.ops import math_ops
+from oneflow.ops import array_ops, index_ops, math_ops
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -164,4 +165,36 @@ def kl_div_loss(input, target, log_target=False, reduction="mean", name=None):  
     if reduction == "batchmean":
         total = math_ops.reduce_sum(loss, name=name + "_reduce_sum")
         return math_ops.multiply(total, 1.0 / input.shape[0], name=name + "_batchmean")
+    return _reduce(loss, reduction, name)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False, name=None):
+    """flow.nn.CTCLoss and flow.ctc_loss: the CTC loss of time-major log-probabilities
+    log_probs (T, N, C) (e.g. from flow.nn.logsoftmax) against targets (N, S), padded class
+    indices of which the first target_lengths[b] count; input_lengths (N,) says how many time
+    steps of element b are used. Targets and lengths are int32 or int64 and get no gradient.
+    reduction: "none" gives the (N,) losses, "sum" their sum, "mean" the mean over the batch of
+    each loss divided by its target length (at least 1). zero_infinity: an impossible alignment
+    (input too short for its target) gives loss 0 and gradient 0 instead of inf and NaN."""
+    op = "CTCLoss"
+    for value, argument in ((log_probs, "log_probs"), (targets, "targets"),
+                            (input_lengths, "input_lengths"), (target_lengths, "target_lengths")):
+        op_builder.check_blob(value, op, argument)
+    _check_reduction(op, reduction)
+    if not shapes.is_int(blank):
+        raise TypeError("%s: blank must be an int, got %r" % (op, blank))
+    if not isinstance(zero_infinity, bool):
+        raise TypeError("%s: zero_infinity must be a bool, got %r" % (op, zero_infinity))
+    name = op_builder.op_name(name, op)
+    loss = op_builder.add_op(
+        "ctc_loss", name,
+        {"log_probs": log_probs, "targets": targets, "input_lengths": input_lengths,
+         "target_lengths": target_lengths},
+        {"blank": int(blank), "zero_infinity": zero_infinity})["loss"][0]
+    if reduction == "mean":
+        lengths = index_ops.clip_by_value(
+            array_ops.cast(target_lengths, loss.dtype, name=name + "_cast"), min_value=1.0,
+            name=name + "_clip_by_value")
+        loss = math_ops.divide(loss, lengths, name=name + "_div")
     return _reduce(loss, reduction, name)
