@@ -247,7 +247,7 @@ template <typename T>
 class MaxPoolGradKernel final : public Kernel {
  public:
   explicit MaxPoolGradKernel(const KernelInitContext& ctx)
-      : pool_(WidenTo3D(MakePoolGeometry(ctx))) {
+      : pool_(WidenTo3D(MakePoolGeometry(ctx))), disjoint_2x2_(IsDisjoint2x2(pool_)) {
     for (int axis = 0; axis < 3; ++axis) {
       for (int64_t o = 0; o < pool_.output[axis]; ++o) {
         const int64_t start = o * pool_.strides[axis] - pool_.padding[axis];
@@ -291,15 +291,14 @@ class MaxPoolGradKernel final : public Kernel {
 
   // Whether every window is a whole 2x2 square of a 2D input at stride 2 (LeNet's and most CNNs'
   // max pools): then each input element is in at most one window and PlaneGrad2x2 applies.
-  bool IsDisjoint2x2() const {
-    const Pool3D& p = pool_;
+  static bool IsDisjoint2x2(const Pool3D& p) {
     return p.input[0] == 1 && p.window == std::array<int64_t, 3>{1, 2, 2} &&
            p.strides == std::array<int64_t, 3>{1, 2, 2} &&
            p.padding == std::array<int64_t, 3>{0, 0, 0} && 2 * p.output[1] <= p.input[1] &&
            2 * p.output[2] <= p.input[2];
   }
 
-  // PlaneGrad for IsDisjoint2x2: every element of a window is written once (the gradient or 0),
+  // PlaneGrad for disjoint 2x2 windows: every element of a window is written once (the gradient or 0),
   // with no zero fill first and no read-modify-write (4-10x faster than the general loops).
   void PlaneGrad2x2(const T* x, const T* dy, T* dx) const {
     const Pool3D& p = pool_;
@@ -337,7 +336,7 @@ class MaxPoolGradKernel final : public Kernel {
   // One (batch, channel) plane of channels_first data.
   ONEFLOW_CPU_DISPATCH void PlaneGrad(const T* x, const T* dy, T* dx) const {
     const Pool3D& p = pool_;
-    if (IsDisjoint2x2()) {
+    if (disjoint_2x2_) {
       PlaneGrad2x2(x, dy, dx);
       return;
     }
@@ -408,6 +407,7 @@ class MaxPoolGradKernel final : public Kernel {
   }
 
   Pool3D pool_;
+  bool disjoint_2x2_;
   std::array<std::vector<Range>, 3> ranges_;
 };
 
