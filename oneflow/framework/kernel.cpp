@@ -2,6 +2,7 @@
 
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
+#include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/op_conf_util.h"
 
 namespace oneflow {
@@ -81,6 +82,17 @@ void KernelContext::set_device(DeviceContext* device) {
 CpuDeviceContext& KernelContext::cpu_device() const {
   OF_CHECK(cpu_device_ != nullptr) << "a CPU kernel runs on a device that is not a CPU";
   return *cpu_device_;
+}
+
+CudaDeviceContext& KernelContext::cuda_device() const {
+#ifdef ONEFLOW_WITH_CUDA
+  auto* cuda = dynamic_cast<CudaDeviceContext*>(device_);
+  OF_CHECK(cuda != nullptr) << "a GPU kernel runs on a device that is not a GPU";
+  return *cuda;
+#else
+  OF_CHECK(false) << "a GPU kernel runs in a build without CUDA";
+  return *static_cast<CudaDeviceContext*>(nullptr);
+#endif
 }
 
 int64_t KernelContext::AddBlob(const std::string& key, Blob blob, bool is_input) {

@@ -26,6 +26,7 @@
 namespace oneflow {
 
 class CpuDeviceContext;
+class CudaDeviceContext;
 class DeviceContext;
 class JobInstance;
 
@@ -78,6 +79,8 @@ class KernelContext {
   DeviceContext& device() const { return *device_; }
   // The CPU device of a CPU kernel: its ParallelFor pool.
   CpuDeviceContext& cpu_device() const;
+  // The GPU device of a GPU kernel: its stream and cuBLAS/cuDNN handles (CUDA builds only).
+  CudaDeviceContext& cuda_device() const;
   // The job instance of the iteration being computed (for input/return/watch kernels).
   JobInstance* job_instance() const { return job_instance_; }
   const WatchHandler& watch_handler() const { return *watch_handler_; }

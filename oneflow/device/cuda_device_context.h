@@ -1,0 +1,59 @@
+#pragma once
+// A GPU device as one runtime thread sees it: its own CUDA stream, the cuBLAS and cuDNN handles
+// bound to that stream, and a scratch workspace. Kernels enqueue work on the stream and return at
+// once; the stream's completion callbacks (the actors' outgoing messages) run on an event poller
+// thread when the work before them is done (cudaEventQuery, never a synchronize in the actor
+// loop), so the actor protocol is the same as on a CPU device. CUDA builds only.
+
+#ifdef ONEFLOW_WITH_CUDA
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "oneflow/device/device_context.h"
+
+namespace oneflow {
+
+class CudaStream;
+
+class CudaDeviceContext final : public DeviceContext {
+ public:
+  // `on_error` is called (from the poller thread) when waiting for the stream's work finds a
+  // CUDA error; the runtime then aborts. Nothing touches the device before BindCurrentThread.
+  CudaDeviceContext(int64_t device_id, std::function<void(std::exception_ptr)> on_error);
+  // Waits for the stream's work and runs the pending callbacks, then frees handles and stream.
+  ~CudaDeviceContext() override;
+
+  const std::string& device_tag() const override;  // "gpu"
+  Stream& stream() override;
+  // cudaSetDevice, then creates the stream, the handles and the poller.
+  void BindCurrentThread() override;
+
+  int64_t device_id() const { return device_id_; }
+  cudaStream_t cuda_stream() const;
+  cublasHandle_t cublas_handle() const;  // bound to cuda_stream()
+  cudnnHandle_t cudnn_handle() const;    // bound to cuda_stream()
+  // Device scratch memory of at least `bytes`, valid until the next call on this context (the
+  // kernels of one thread run one at a time, in stream order).
+  void* Workspace(int64_t bytes);
+
+ private:
+  int64_t device_id_;
+  std::function<void(std::exception_ptr)> on_error_;
+  std::unique_ptr<CudaStream> stream_;
+  cublasHandle_t cublas_ = nullptr;
+  cudnnHandle_t cudnn_ = nullptr;
+  void* workspace_ = nullptr;
+  int64_t workspace_bytes_ = 0;
+};
+
+}  // namespace oneflow
+
+#endif  // ONEFLOW_WITH_CUDA
