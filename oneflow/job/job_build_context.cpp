@@ -5,6 +5,7 @@
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
+#include "oneflow/job/device_resolution.h"
 #include "oneflow/job/placement.h"
 #include "oneflow/sbp/sbp_inference.h"
 #include "oneflow/sbp/tensor_slice.h"
@@ -333,9 +334,8 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   *conf.mutable_sbp_signature() = ChooseSbpSignature(def, conf, inputs, descs, parallel_num);
 
   DataType kernel_data_type = KernelDataType(def, conf, descs);
-  KernelRegistry::Instance().Get(conf.name(), conf.op_type(), conf.placement().device_tag() == "gpu"
-                                                                  ? "cpu"
-                                                                  : conf.placement().device_tag(),
+  KernelRegistry::Instance().Get(conf.name(), conf.op_type(),
+                                 ResolveDeviceTag(conf, kernel_data_type, resource_),
                                  kernel_data_type);
 
   for (const auto& entry : conf.output()) {

@@ -24,6 +24,8 @@ class JobBuildContext {
   const Job& job() const { return job_; }
   const std::string& job_name() const { return job_.job_conf().job_name(); }
   JobConf& mutable_job_conf() { return *job_.mutable_job_conf(); }
+  // The devices the session has (passes ask it where an op will run: device_resolution.h).
+  const DeviceResource& resource() const { return resource_; }
 
   // Adds `conf` to the job and returns the op as stored (with outputs, attrs and SBP filled).
   const OperatorConf& AddOp(OperatorConf conf);

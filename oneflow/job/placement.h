@@ -19,9 +19,13 @@ struct DeviceId {
 // The devices a session may place ops on. cpu_device_num 0 means "not configured": a placement
 // may then name any device id below kMaxUnconfiguredDevices (its thread is created when the Plan
 // starts), as OneFlow 0.3 scripts that use "0:0-3" without flow.config.cpu_device_num expect.
+// gpu_device_num: the GPUs of each machine that "gpu" placements run on; 0 (no CUDA build, no
+// GPU, or GPUs turned off) makes them run on the CPU devices of the same ids
+// (device_resolution.h).
 struct DeviceResource {
   int64_t machine_num = 1;
   int64_t cpu_device_num = 0;
+  int64_t gpu_device_num = 0;
 };
 constexpr int64_t kMaxUnconfiguredDevices = 64;
 
