@@ -25,7 +25,8 @@ int64_t AlignUp(int64_t bytes) { return (bytes + kBlobAlignment - 1) / kBlobAlig
 TaskType TaskTypeOf(TaskNodeType type) {
   switch (type) {
     case kComputeNode:
-    case kSliceBoxingNode: return kCompute;
+    case kSliceBoxingNode:
+    case kCopyHdNode: return kCompute;
     case kCollectiveNode: return kCollective;
     case kSourceTickNode: return kSourceTick;
     case kSinkTickNode: return kSinkTick;
@@ -44,7 +45,7 @@ class PlanBuilder {
   PlanBuilder(Plan* plan, const PlanOptions& options) : plan_(plan), options_(options) {}
 
   TaskGraphProto AddJob(const Job& job, int64_t job_id) {
-    TaskGraphProto graph = BuildTaskGraph(job, &next_collective_id_);
+    TaskGraphProto graph = BuildTaskGraph(job, &next_collective_id_, options_.resource);
     std::vector<TaskProto*> tasks;
     // One task and one produced register desc per node.
     for (const TaskNode& node : graph.node()) {
@@ -52,11 +53,10 @@ class PlanBuilder {
       task->set_task_id(plan_->task_size() - 1);
       task->set_job_id(job_id);
       task->set_machine_id(node.machine_id());
-      task->set_thread_id(node.device_id());
+      const bool on_gpu = node.device_tag() == "gpu";
+      task->set_thread_id(node.device_id());  // GPU threads are numbered after the CPU ones (Finish)
       task->set_task_type(TaskTypeOf(node.type()));
-      task->set_device_tag("cpu");
-      plan_->set_thread_num(std::max(plan_->thread_num(), node.device_id() + 1));
-      plan_->set_machine_num(std::max(plan_->machine_num(), node.machine_id() + 1));
+      task->set_device_tag(on_gpu ? "gpu" : "cpu");
       if (node.has_channel()) { *task->mutable_channel() = node.channel(); }
       tasks.push_back(task);
       // The ends produce nothing: machine 0's sink tick, and a send (its register goes out).
@@ -65,6 +65,13 @@ class PlanBuilder {
       }
       RegstDescProto* regst = task->add_produced_regst_desc();
       regst->set_regst_desc_id(next_regst_id_++);
+      if (on_gpu) {
+        // A copy to the host writes pinned memory; everything else on a GPU is in its memory.
+        const bool to_host = node.type() == kCopyHdNode &&
+                             node.exec().op_conf().attr().at("direction").string_value() == "d2h";
+        regst->mutable_memory_case()->set_kind(to_host ? kPinnedHostMemory : kDeviceMemory);
+        regst->mutable_memory_case()->set_device_id(node.device_id());
+      }
       regst->set_producer_task_id(task->task_id());
       regst->set_register_num(options_.register_num);
       if (!node.variable_name().empty()) {
@@ -137,7 +144,15 @@ class PlanBuilder {
       std::sort(producers.begin(), producers.end());
       for (int64_t producer : producers) {
         task->add_consumed_regst_desc_id(regst_of(producer));
-        tasks[producer]->mutable_produced_regst_desc(0)->add_consumer_task_id(task->task_id());
+        RegstDescProto* produced = tasks[producer]->mutable_produced_regst_desc(0);
+        produced->add_consumer_task_id(task->task_id());
+        // A host register copied to a GPU is pinned, so the copy runs asynchronously (a
+        // variable's aliases the session's memory and stays as it is).
+        if (node.type() == kCopyHdNode && produced->memory_case().kind() == kHostMemory &&
+            produced->variable_name().empty()) {
+          produced->mutable_memory_case()->set_kind(kPinnedHostMemory);
+          produced->mutable_memory_case()->set_device_id(node.device_id());
+        }
       }
     }
     JobInfo* info = plan_->add_job();
@@ -163,6 +178,26 @@ class PlanBuilder {
     return graph;
   }
 
+  // Thread ids: CPU device d runs on thread d, GPU device g on thread (CPU threads + g).
+  void Finish() {
+    int64_t cpu_threads = 1;
+    int64_t gpu_threads = 0;
+    for (const TaskProto& task : plan_->task()) {
+      int64_t& count = task.device_tag() == "gpu" ? gpu_threads : cpu_threads;
+      count = std::max(count, task.thread_id() + 1);
+      plan_->set_machine_num(std::max(plan_->machine_num(), task.machine_id() + 1));
+    }
+    for (TaskProto& task : *plan_->mutable_task()) {
+      if (task.device_tag() == "gpu") { task.set_thread_id(cpu_threads + task.thread_id()); }
+    }
+    plan_->set_thread_num(cpu_threads + gpu_threads);
+    for (int64_t i = 0; i < cpu_threads + gpu_threads; ++i) {
+      ThreadProto* thread = plan_->add_thread();
+      thread->set_device_tag(i < cpu_threads ? "cpu" : "gpu");
+      thread->set_device_id(i < cpu_threads ? i : i - cpu_threads);
+    }
+  }
+
  private:
   Plan* plan_;
   PlanOptions options_;
@@ -180,6 +215,7 @@ Plan BuildPlan(const std::vector<const Job*>& jobs, const PlanOptions& options,
     TaskGraphProto graph = builder.AddJob(*jobs[job_id], static_cast<int64_t>(job_id));
     if (task_graphs != nullptr) { task_graphs->push_back(std::move(graph)); }
   }
+  builder.Finish();
   return plan;
 }
 

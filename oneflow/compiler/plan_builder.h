@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "oneflow/job/placement.h"
 #include "proto/job.pb.h"
 #include "proto/plan.pb.h"
 #include "proto/task_graph.pb.h"
@@ -17,6 +18,9 @@ namespace oneflow {
 struct PlanOptions {
   // Registers per data register desc: the pipelining window between producer and consumers.
   int64_t register_num = 2;
+  // The devices of each machine; gpu_device_num > 0 puts ops that resolve to GPUs on GPU threads
+  // (device_resolution.h).
+  DeviceResource resource;
 };
 
 // `task_graphs`, when given, receives each job's TaskGraph (for debug dumps).

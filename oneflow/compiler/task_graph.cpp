@@ -7,6 +7,9 @@
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/boxing/reshard.h"
 #include "oneflow/framework/op_conf_util.h"
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/job/device_resolution.h"
 #include "oneflow/job/job_graph.h"
 #include "oneflow/job/placement.h"
 #include "oneflow/sbp/tensor_slice.h"
@@ -33,8 +36,8 @@ SbpParallel SbpOf(const OperatorConf& op, const std::string& key) {
 
 class TaskGraphBuilder {
  public:
-  TaskGraphBuilder(const Job& job, int64_t* next_collective_id)
-      : job_(job), graph_(job.job_conf().job_name()), job_graph_(job) {
+  TaskGraphBuilder(const Job& job, int64_t* next_collective_id, const DeviceResource& resource)
+      : job_(job), resource_(resource), graph_(job.job_conf().job_name()), job_graph_(job) {
     graph_.set_collective_id_counter(next_collective_id);
   }
 
@@ -86,13 +89,31 @@ class TaskGraphBuilder {
     return {DeviceId{0, 0}};
   }
 
+  // Whether the op runs on GPUs (device_resolution.h), by the dtype that selects its kernel.
+  bool RunsOnGpu(const OperatorConf& op) const {
+    if (op.placement().device_tag() != "gpu" || resource_.gpu_device_num == 0) { return false; }
+    std::map<std::string, BlobDesc> descs;
+    for (const bool is_input : {true, false}) {
+      for (const auto& entry : is_input ? op.input() : op.output()) {
+        for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+          descs[ArgumentKey(entry.first, i)] =
+              BlobDesc::FromProto(job_.logical_blob_desc().at(entry.second.value(i)));
+        }
+      }
+    }
+    const DataType dtype = KernelDataType(OpRegistry::Instance().Get(op.op_type()), op, descs);
+    return ResolveDeviceTag(op, dtype, resource_) == "gpu";
+  }
+
   void AddOp(const OperatorConf& op) {
     const std::vector<DeviceId> devices = DevicesOf(op);
     const int64_t parallel_num = static_cast<int64_t>(devices.size());
+    const bool on_gpu = on_gpu_[op.name()] = RunsOnGpu(op);
     std::vector<int64_t>& nodes = op_nodes_[op.name()];
     for (int64_t id = 0; id < parallel_num; ++id) {
       TaskNode* node = graph_.AddNode(kComputeNode, devices[id].machine, devices[id].device,
                                       op.name() + "@" + std::to_string(id));
+      node->set_device_tag(on_gpu ? "gpu" : "cpu");
       node->set_parallel_id(id);
       if (op.op_type() == "variable") { node->set_variable_name(op.name()); }
       ExecNode* exec = node->mutable_exec();
@@ -117,7 +138,7 @@ class TaskGraphBuilder {
       for (int64_t i = 0; i < entry.second.value_size(); ++i) {
         const std::string& lbn = entry.second.value(i);
         const std::string key = ArgumentKey(entry.first, i);
-        BlobLayout wanted{devices, SbpOf(op, key)};  // (DevicesOf: on machine 0 if pinned)
+        BlobLayout wanted{devices, SbpOf(op, key), on_gpu};  // (DevicesOf: on machine 0 if pinned)
         const std::vector<int64_t>& parts = PartsIn(lbn, wanted);
         for (int64_t id = 0; id < parallel_num; ++id) {
           TaskInput& input = (*graph_.Node(nodes[id])->mutable_input())[key];
@@ -213,7 +234,8 @@ class TaskGraphBuilder {
     std::string producer_name, producer_key;
     ParseLbn(lbn, &producer_name, &producer_key);
     const OperatorConf& producer = job_graph_.Op(producer_name);
-    BlobLayout have{DevicesOf(producer), SbpOf(producer, producer_key)};
+    BlobLayout have{DevicesOf(producer), SbpOf(producer, producer_key),
+                    on_gpu_.at(producer_name)};
     const std::string memo_key = lbn + "|" + LayoutToString(wanted);
     auto it = boxed_.find(memo_key);
     if (it != boxed_.end()) { return it->second; }
@@ -262,6 +284,7 @@ class TaskGraphBuilder {
   }
 
   const Job& job_;
+  DeviceResource resource_;
   TaskGraph graph_;
   JobGraph job_graph_;
   bool spans_machines_ = false;
@@ -269,6 +292,7 @@ class TaskGraphBuilder {
   std::map<std::pair<int64_t, int64_t>, int64_t> recvs_;  // (producer, machine) -> recv node
   std::map<int64_t, int64_t> send_of_recv_;
   std::map<std::string, std::vector<int64_t>> op_nodes_;  // op -> node per parallel id
+  std::map<std::string, bool> on_gpu_;                    // op -> whether it runs on GPUs
   std::map<std::string, std::vector<int64_t>> boxed_;     // blob + layout -> its parts
 };
 
@@ -276,6 +300,8 @@ const char* NodeColor(TaskNodeType type) {
   switch (type) {
     case kSliceBoxingNode:
       return "lightsalmon";
+    case kCopyHdNode:
+      return "plum";
     case kCollectiveNode:
       return "gold";
     case kSourceTickNode:
@@ -300,9 +326,10 @@ std::string Quoted(const std::string& text) {
 
 }  // namespace
 
-TaskGraphProto BuildTaskGraph(const Job& job, int64_t* next_collective_id) {
+TaskGraphProto BuildTaskGraph(const Job& job, int64_t* next_collective_id,
+                              const DeviceResource& resource) {
   try {
-    return TaskGraphBuilder(job, next_collective_id).Build();
+    return TaskGraphBuilder(job, next_collective_id, resource).Build();
   } catch (Error& error) {
     error.AddContext("while building the task graph of job '" + job.job_conf().job_name() + "'");
     throw;

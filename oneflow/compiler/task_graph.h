@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "oneflow/job/placement.h"
 #include "proto/job.pb.h"
 #include "proto/task_graph.pb.h"
 
@@ -38,7 +39,10 @@ class TaskGraph {
 
 // Builds the TaskGraph of `job` (a Job completed by the pass pipeline). `next_collective_id`
 // numbers the collectives across every job of one Plan.
-TaskGraphProto BuildTaskGraph(const Job& job, int64_t* next_collective_id);
+// `resource.gpu_device_num` > 0: ops that resolve to GPUs (device_resolution.h) get GPU nodes,
+// with copy nodes where blobs cross between host and GPU memory.
+TaskGraphProto BuildTaskGraph(const Job& job, int64_t* next_collective_id,
+                              const DeviceResource& resource = DeviceResource());
 
 // Graphviz view: nodes by device, boxing nodes highlighted, edges labelled with blob names.
 std::string TaskGraphToDot(const TaskGraphProto& graph);

@@ -16,6 +16,9 @@ class DeviceContext {
   virtual Stream& stream() = 0;
   // Called first on the runtime thread that owns the context.
   virtual void BindCurrentThread() {}
+  // Waits until the work enqueued on the stream is done and its callbacks have run (the CPU's
+  // inline stream has nothing pending).
+  virtual void Synchronize() {}
 };
 
 }  // namespace oneflow

@@ -69,6 +69,16 @@ void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resou
                     "oneflow.distributed.launch --nproc_per_node N script.py"
                   : " machines");
     }
+    if (conf.device_tag() == "gpu" && resource.gpu_device_num > 0) {
+      if (device.device >= resource.gpu_device_num) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << op_name << "' is placed on " << PlacementToString(conf)
+            << ", which names GPU " << device.device << ", but each machine has "
+            << resource.gpu_device_num << " GPU(s) in use (0-" << resource.gpu_device_num - 1
+            << ")";
+      }
+      continue;
+    }
     if (resource.cpu_device_num > 0 && device.device >= resource.cpu_device_num) {
       throw Error(ErrorKind::kValue)
           << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names device "

@@ -1,12 +1,14 @@
 #include "oneflow/runtime/runtime.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "oneflow/comm/gloo_communicator.h"
 #include "oneflow/comm/in_process_communicator.h"
 #include "oneflow/comm/point_to_point.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
+#include "oneflow/device/cuda_device_context.h"
 #include "oneflow/runtime/job_instance.h"
 
 namespace oneflow {
@@ -54,9 +56,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
     if (job.machine_source_tick().count(machine_id_)) { job_ids_[job.job_name()] = job.job_id(); }
   }
   for (int64_t i = 0; i < plan_.thread_num(); ++i) {
-    threads_.push_back(std::make_unique<Thread>(
-        i, std::make_unique<CpuDeviceContext>(options.compute_threads),
-        [this](std::exception_ptr error) { Abort(error); }));
+    threads_.push_back(std::make_unique<Thread>(i, NewDeviceContext(i, options),
+                                                [this](std::exception_ptr error) { Abort(error); }));
   }
   std::vector<Actor*> actors;
   for (const TaskProto& task : plan_.task()) {
@@ -72,8 +73,30 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
   for (auto& thread : threads_) { thread->Start(); }
 }
 
+std::unique_ptr<DeviceContext> Runtime::NewDeviceContext(int64_t thread_id,
+                                                        const RuntimeOptions& options) {
+  if (thread_id >= plan_.thread_size() || plan_.thread(thread_id).device_tag() != "gpu") {
+    return std::make_unique<CpuDeviceContext>(options.compute_threads);
+  }
+#ifdef ONEFLOW_WITH_CUDA
+  return std::make_unique<CudaDeviceContext>(plan_.thread(thread_id).device_id(),
+                                             [this](std::exception_ptr error) { Abort(error); });
+#else
+  throw Error(ErrorKind::kRuntime) << "the plan runs tasks on GPU "
+                                   << plan_.thread(thread_id).device_id()
+                                   << ", but this build has no CUDA";
+#endif
+}
+
 Runtime::~Runtime() {
   Stop();
+  if (!aborted()) {
+    try {
+      registers_.PullVariables();  // the session keeps the values the GPUs computed
+    } catch (std::exception& error) {
+      std::fprintf(stderr, "oneflow: could not copy the GPU variables back: %s\n", error.what());
+    }
+  }
   point_to_point_.reset();
   // After an abort, collectives waiting for a peer that stopped answering are left behind.
   const bool left_behind = cross_machine_communicator_ != nullptr && aborted();

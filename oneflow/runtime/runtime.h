@@ -69,8 +69,15 @@ class Runtime {
   // a failed transfer, a lost peer. The first error wins.
   void Abort(std::exception_ptr error);
   bool aborted() const;
+  // Variables held in GPU memory: copied into the session's values (before Python reads them;
+  // also when the runtime ends) or from them (after Python set them). No iteration may be in
+  // flight (Python syncs first).
+  void PullVariables() { registers_.PullVariables(); }
+  void PushVariables() { registers_.PushVariables(); }
 
  private:
+  // The device context of thread `thread_id`: a GPU's for GPU threads of the Plan, else a CPU's.
+  std::unique_ptr<DeviceContext> NewDeviceContext(int64_t thread_id, const RuntimeOptions& options);
   void SendLaunch(int64_t job_id, std::shared_ptr<JobInstance> instance);
   void OnIterationFinished(int64_t job_id, JobInstance* instance);
 

@@ -37,11 +37,16 @@ JobBuildContext& Session::OpenJob(const JobConf& job_conf) {
     throw Error(ErrorKind::kValue) << "a job named '" << job_conf.job_name()
                                    << "' already exists in this session";
   }
+  open_job_ = std::make_unique<JobBuildContext>(job_conf, Resource());
+  return *open_job_;
+}
+
+DeviceResource Session::Resource() const {
   DeviceResource resource;
   resource.cpu_device_num = options_.cpu_device_num;
+  resource.gpu_device_num = options_.gpu_device_num;
   resource.machine_num = options_.cluster == nullptr ? 1 : options_.cluster->machine_num();
-  open_job_ = std::make_unique<JobBuildContext>(job_conf, resource);
-  return *open_job_;
+  return resource;
 }
 
 JobBuildContext& Session::CurrentJob() {
@@ -122,6 +127,7 @@ void Session::Start() {
   for (const auto& entry : layouts) { variables_.Declare(*entry.second.second); }
   PlanOptions plan_options;
   plan_options.register_num = options_.register_num;
+  plan_options.resource = Resource();
   std::vector<TaskGraphProto> task_graphs;
   plan_ = BuildPlan(jobs, plan_options, &task_graphs);
   if (!options_.debug_dir.empty()) {
@@ -265,6 +271,7 @@ void Session::StopRemote(bool failed) {
 
 HostTensor Session::VariableValue(const std::string& name) {
   PullVariables();
+  if (runtime_) { runtime_->PullVariables(); }
   return variables_.Value(name);
 }
 
@@ -272,7 +279,9 @@ void Session::SetVariableValues(const std::map<std::string, HostTensor>& values)
   // First the other machines' current parts: pushing back below must not undo their updates of
   // the variables not set here.
   PullVariables();
+  if (runtime_) { runtime_->PullVariables(); }
   variables_.SetValues(values);
+  if (runtime_) { runtime_->PushVariables(); }
   CommandRemotes([&](int64_t machine) {
     ClusterCommand command;
     *command.mutable_push_variables() = CollectVariableParts(variables_, plan_, machine);

@@ -28,6 +28,9 @@ class Runtime;
 
 struct SessionOptions {
   int64_t cpu_device_num = 0;  // 0: not configured (see DeviceResource)
+  // GPUs of each machine that "gpu" placements run on; 0: they run on the CPU devices of the
+  // same ids (device_resolution.h).
+  int64_t gpu_device_num = 0;
   // Threads per CPU device (BLAS and ParallelFor); 0: the machine's cores divided among the
   // devices the Plan uses.
   int64_t compute_threads = 0;
@@ -82,6 +85,9 @@ class Session {
   const SessionOptions& options() const { return options_; }
 
  private:
+  // The devices jobs may place ops on (from the options and the cluster).
+  DeviceResource Resource() const;
+
   SessionOptions options_;
   std::vector<std::unique_ptr<JobBuildContext>> jobs_;
   std::unique_ptr<JobBuildContext> open_job_;

@@ -48,13 +48,16 @@ class Worker {
           break;
         case ClusterCommand::kPullVariables:
           Answer(seq, [&](ClusterReply* reply) {
+            if (runtime_) { runtime_->PullVariables(); }
             *reply->mutable_variables() =
                 CollectVariableParts(variables_, plan_, cluster_.machine_id());
           });
           break;
         case ClusterCommand::kPushVariables:
-          Answer(seq,
-                 [&](ClusterReply*) { StoreVariableParts(variables_, command.push_variables()); });
+          Answer(seq, [&](ClusterReply*) {
+            StoreVariableParts(variables_, command.push_variables());
+            if (runtime_) { runtime_->PushVariables(); }
+          });
           break;
         case ClusterCommand::kHalt:
           return;

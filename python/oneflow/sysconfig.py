@@ -28,6 +28,16 @@ def gpu_device_count():
     return int(cuda_info()["device_count"])
 
 
+def gpus_in_use():
+    """GPUs per machine that "gpu" placements run on: the visible GPUs of a CUDA build when
+    GPU execution is turned on (ONEFLOW_GPU=1), else 0 and gpu placements run on the CPU devices
+    of the same ids. GPU execution is off by default until the GPU path has been verified on a
+    GPU (scripts/gpu_check.sh)."""
+    if os.environ.get("ONEFLOW_GPU", "0") not in ("1", "on", "true"):
+        return 0
+    return gpu_device_count()
+
+
 def with_xla():
     return False
 

@@ -21,6 +21,31 @@ def fresh_session():
     flow.clear_default_session()
 
 
+def pytest_generate_tests(metafunc):
+    """Tests of modules that use the op checker run twice: on CPU devices, and ("gpu") with the
+    op checker's GPU pass, which is skipped, and counted as skipped, without GPUs in use."""
+    import op_checker
+
+    uses_checker = any(value is op_checker or value is op_checker.check_op
+                       for value in vars(metafunc.module).values())
+    if "op_device" in metafunc.fixturenames and uses_checker:
+        metafunc.parametrize("op_device", ["cpu", "gpu"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def op_device(request):
+    """"cpu", or "gpu": check_op then also runs each op on GPUs against its CPU kernels."""
+    import op_checker
+
+    device = getattr(request, "param", "cpu")
+    if device == "gpu" and flow.sysconfig.gpus_in_use() == 0:
+        pytest.skip("GPU pass of the op checker: no GPU in use (flow.sysconfig.gpus_in_use() "
+                    "is 0; run on a machine with a GPU and ONEFLOW_GPU=1)")
+    op_checker.DEVICE = device
+    yield device
+    op_checker.DEVICE = "cpu"
+
+
 @pytest.fixture
 def sgd():
     """sgd(lr, momentum=0, boundaries=()) -> a flow.optimizer.SGD with a piecewise constant

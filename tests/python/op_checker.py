@@ -24,6 +24,11 @@ the single-device run's forward output and input gradients, within MULTI_DEVICE_
   2. one run per other candidate of each of those ops, that op required to take it
      (op_builder.required_sbp), which the run asserts it did. The other ops, the boxing between
      layouts and the gradient ops autograd adds choose their own signatures.
+The GPU pass (DEVICE == "gpu", set by the `op_device` fixture of conftest.py when GPUs are in
+use): instead of the multi-device CPU pass, check_op runs the job with flow_fn's ops placed on
+one GPU, then on each GPU count up to 4 with every SBP candidate as above, and requires the
+single-device CPU numbers within GPU_TOLERANCE (float16 looser). Inputs, variables and the
+watched gradients stay on the host; the compiler copies between host and GPU.
 The placeholders are broadcast (batch_axis=None), so boxing slices them into whatever a
 signature requires. A candidate that does not fit a device count (an axis shorter than the
 device count) is not declared, so not run; uneven splits (3 rows on 2 devices) are run.
@@ -60,6 +65,14 @@ MULTI_DEVICE_TOLERANCE = {
     np.dtype(np.float64): (1e-10, 1e-12),
 }
 MULTI_DEVICE_COUNTS = (2, 3, 4)
+# "cpu" or "gpu": where check_op runs its device pass (conftest.py's op_device fixture).
+DEVICE = "cpu"
+# GPU results against the CPU kernels' single-device ones, (rtol, atol) by dtype.
+GPU_TOLERANCE = {
+    np.dtype(np.float16): (1e-2, 1e-3),
+    np.dtype(np.float32): (2e-5, 1e-6),
+    np.dtype(np.float64): (1e-10, 1e-12),
+}
 
 
 _FLOW_DTYPES = {
@@ -149,16 +162,18 @@ JobRun = collections.namedtuple("JobRun", "output gradients ops")
 
 
 def run_job(flow_fn, input_arrays, differentiable=(), weight=None, train=True, device_count=None,
-            required_sbp=None):
+            required_sbp=None, device_tag="cpu"):
     """Runs flow_fn in one job of a fresh session and returns a JobRun.
 
     device_count: the session's CPU device count (None: one device, as in a plain session);
     the job's default placement spans all of them. required_sbp: {op name: signature} that
-    flow_fn's ops of those names must take (op_builder.required_sbp).
+    flow_fn's ops of those names must take (op_builder.required_sbp). device_tag "gpu": flow_fn's
+    ops are placed on GPUs 0..device_count-1 (the rest of the job stays on the host).
     """
     flow.clear_default_session()
     if device_count is not None:
         flow.config.cpu_device_num(device_count)
+    gpus = device_count or 1
     gradients = {}
     traced_ops = []
     arrays = list(input_arrays) + ([] if weight is None else [weight])
@@ -182,7 +197,11 @@ def run_job(flow_fn, input_arrays, differentiable=(), weight=None, train=True, d
                 inputs[index] = blob
         ops_before = len(cpp.op_names())
         with op_builder.required_sbp(required_sbp or {}):
-            out = flow_fn(*inputs)
+            if device_tag == "gpu":
+                with flow.scope.placement("gpu", "0:0-%d" % (gpus - 1)):
+                    out = flow_fn(*inputs)
+            else:
+                out = flow_fn(*inputs)
         for name in cpp.op_names()[ops_before:]:
             traced_ops.append(TracedOp(name, cpp.op_type(name), cpp.sbp_candidates(name),
                                        cpp.sbp_signature(name)))
@@ -214,37 +233,42 @@ def _format_signature(signature):
     return "{%s}" % ", ".join("%s: %s" % item for item in sorted(signature.items()))
 
 
-def _assert_same_numbers(actual, reference, what):
+def _assert_same_numbers(actual, reference, what, tolerances=None):
     """actual (a multi-device result) equals reference (the single-device one): same shape and
-    dtype; floats within MULTI_DEVICE_TOLERANCE, whose atol grows with the largest |reference|;
-    other dtypes exactly."""
+    dtype; floats within MULTI_DEVICE_TOLERANCE (or `tolerances`), whose atol grows with the
+    largest |reference|; other dtypes exactly."""
     assert actual.shape == reference.shape, "%s: shape %s, single device %s" % (
         what, actual.shape, reference.shape)
     assert actual.dtype == reference.dtype, "%s: dtype %s, single device %s" % (
         what, actual.dtype, reference.dtype)
-    if reference.dtype not in FLOAT_DTYPES:
+    tolerances = tolerances or MULTI_DEVICE_TOLERANCE
+    if reference.dtype not in tolerances:
         np.testing.assert_array_equal(actual, reference, err_msg=what)
         return
-    rtol, atol = MULTI_DEVICE_TOLERANCE[reference.dtype]
+    rtol, atol = tolerances[reference.dtype]
     magnitude = float(np.max(np.abs(reference))) if reference.size else 0.0
     np.testing.assert_allclose(
         actual, reference, rtol=rtol, atol=atol + rtol * magnitude, err_msg=what)
 
 
 def _check_multi_device_run(flow_fn, inputs, reference, differentiable, weight, train, devices,
-                            forced_op=None, signature=None):
-    """Runs flow_fn on `devices` devices, op `forced_op` (a TracedOp) required to take
-    `signature` (no forced_op: every op takes the compiler's choice), and compares with
-    `reference`, the single-device (output, {input index: gradient}). Returns the JobRun; any
-    failure is an AssertionError naming the op, the signature and the device count."""
+                            forced_op=None, signature=None, device_tag="cpu"):
+    """Runs flow_fn on `devices` devices (GPUs with device_tag "gpu"), op `forced_op` (a
+    TracedOp) required to take `signature` (no forced_op: every op takes the compiler's choice),
+    and compares with `reference`, the single-device CPU (output, {input index: gradient}).
+    Returns the JobRun; any failure is an AssertionError naming the op, the signature and the
+    device count."""
+    kind = "GPUs" if device_tag == "gpu" else "devices"
     if forced_op is None:
-        context = "on %d devices with the compiler's own signatures" % devices
+        context = "on %d %s with the compiler's own signatures" % (devices, kind)
     else:
-        context = "op '%s' (%s) with SBP signature %s on %d devices" % (
-            forced_op.name, forced_op.type, _format_signature(signature), devices)
+        context = "op '%s' (%s) with SBP signature %s on %d %s" % (
+            forced_op.name, forced_op.type, _format_signature(signature), devices, kind)
+    tolerances = GPU_TOLERANCE if device_tag == "gpu" else None
     try:
         run = run_job(flow_fn, inputs, differentiable, weight, train, device_count=devices,
-                      required_sbp=None if forced_op is None else {forced_op.name: signature})
+                      required_sbp=None if forced_op is None else {forced_op.name: signature},
+                      device_tag=device_tag)
         if forced_op is not None:
             chosen = {op.name: op.signature for op in run.ops}
             assert forced_op.name in chosen, "flow_fn added no op named '%s' this time" % (
@@ -252,20 +276,22 @@ def _check_multi_device_run(flow_fn, inputs, reference, differentiable, weight, 
             assert chosen[forced_op.name] == signature, "the op took %s instead" % (
                 _format_signature(chosen[forced_op.name]))
         expected_output, expected_gradients = reference
-        _assert_same_numbers(run.output, expected_output, "forward output")
+        _assert_same_numbers(run.output, expected_output, "forward output", tolerances)
         assert sorted(run.gradients) == sorted(expected_gradients), (
             "gradients of inputs %s, single device %s" % (
                 sorted(run.gradients), sorted(expected_gradients)))
         for index, gradient in sorted(expected_gradients.items()):
-            _assert_same_numbers(run.gradients[index], gradient, "gradient of input %d" % index)
+            _assert_same_numbers(run.gradients[index], gradient, "gradient of input %d" % index,
+                                 tolerances)
     except Exception as error:
-        raise AssertionError("multi-device pass: %s does not give the single-device numbers:"
-                             "\n%s: %s" % (context, type(error).__name__, error)) from error
+        what = "GPU pass" if device_tag == "gpu" else "multi-device pass"
+        raise AssertionError("%s: %s does not give the single-device CPU numbers:"
+                             "\n%s: %s" % (what, context, type(error).__name__, error)) from error
     return run
 
 
 def check_multi_device(flow_fn, inputs, reference, differentiable=(), weight=None, train=True,
-                       device_counts=None):
+                       device_counts=None, device_tag="cpu"):
     """The multi-device pass (module docstring) of a check: `reference` is the single-device
     (forward output, {input index: gradient}); device_counts defaults to MULTI_DEVICE_COUNTS.
     Returns a MultiDeviceRun per (device count, op, signature) it ran."""
@@ -273,7 +299,8 @@ def check_multi_device(flow_fn, inputs, reference, differentiable=(), weight=Non
     for devices in MULTI_DEVICE_COUNTS if device_counts is None else device_counts:
         # This run also tells flow_fn's op names (deterministic) and their candidates.
         first = _check_multi_device_run(
-            flow_fn, inputs, reference, differentiable, weight, train, devices)
+            flow_fn, inputs, reference, differentiable, weight, train, devices,
+            device_tag=device_tag)
         runs.extend(MultiDeviceRun(devices, op.name, op.type, op.signature, False)
                     for op in first.ops)
         for op in first.ops:
@@ -281,7 +308,7 @@ def check_multi_device(flow_fn, inputs, reference, differentiable=(), weight=Non
                 if signature == op.signature:
                     continue  # the first run covered it
                 _check_multi_device_run(flow_fn, inputs, reference, differentiable, weight,
-                                        train, devices, op, signature)
+                                        train, devices, op, signature, device_tag)
                 runs.append(MultiDeviceRun(devices, op.name, op.type, signature, True))
     flow.clear_default_session()  # the caller goes on in a plain session, as after run_op
     return runs
@@ -355,6 +382,20 @@ def check_op(
                 gradients[index], expected_gradients[index],
                 err_msg="gradient of input %d" % index, **tolerance,
             )
-    if multi_device:
+    if DEVICE == "gpu":
+        check_gpu(flow_fn, inputs, (actual, gradients), differentiable, weight, train,
+                  multi_device)
+    elif multi_device:
         check_multi_device(flow_fn, inputs, (actual, gradients), differentiable, weight, train)
     return actual, gradients
+
+
+def check_gpu(flow_fn, inputs, reference, differentiable=(), weight=None, train=True,
+              multi_device=True):
+    """The GPU pass (module docstring): flow_fn's ops on one GPU, then (multi_device) on 2..4 of
+    the GPUs in use with every SBP candidate, against `reference`, the CPU single-device
+    (forward output, {input index: gradient})."""
+    gpus = flow.sysconfig.gpus_in_use()
+    counts = [1] + ([n for n in MULTI_DEVICE_COUNTS if n <= gpus] if multi_device else [])
+    return check_multi_device(flow_fn, inputs, reference, differentiable, weight, train,
+                              device_counts=counts, device_tag="gpu")

@@ -171,8 +171,9 @@ void BindSession(py::module_& module) {
   py::class_<Session>(module, "Session")
       .def(py::init([](int64_t cpu_device_num, int64_t compute_threads, int64_t register_num,
                        const std::string& debug_dir, const std::string& act_event_file,
-                       Cluster* cluster, int64_t processes_per_host) {
+                       Cluster* cluster, int64_t processes_per_host, int64_t gpu_device_num) {
              SessionOptions options;
+             options.gpu_device_num = gpu_device_num;
              options.cluster = cluster;
              options.processes_per_host = processes_per_host;
              options.act_event_file = act_event_file;
@@ -185,7 +186,7 @@ void BindSession(py::module_& module) {
            py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
            py::arg("register_num") = 2, py::arg("debug_dir") = "",
            py::arg("act_event_file") = "", py::arg("cluster") = nullptr,
-           py::arg("processes_per_host") = 1,
+           py::arg("processes_per_host") = 1, py::arg("gpu_device_num") = 0,
            // The cluster outlives the session (Python's env holds it).
            py::keep_alive<1, 7>())
       .def("open_job",

@@ -240,13 +240,95 @@ class Resharder {
 
 }  // namespace
 
+namespace {
+
+// One copy node per device of `layout`, on that device's GPU: `nodes[i]`'s part of `lbn` into
+// (h2d) or out of (d2h) that GPU's memory.
+std::vector<int64_t> CopyNodes(TaskGraph& graph, const std::string& lbn, const BlobDesc& logical,
+                               const BlobLayout& layout, const std::vector<int64_t>& nodes,
+                               bool to_gpu) {
+  const SbpParallel sbp = Normalized(layout);
+  const std::string direction = to_gpu ? "h2d" : "d2h";
+  std::vector<int64_t> copies;
+  for (int64_t id = 0; id < Count(layout); ++id) {
+    const DeviceId& device = layout.devices[id];
+    const std::string name = "copy_" + direction + "(" + lbn + ")@" + DeviceText(device);
+    TaskNode* node = graph.AddNode(kCopyHdNode, device.machine, device.device, name);
+    node->set_device_tag("gpu");
+    BlobDesc part = logical;
+    part.shape = PhysicalShape(logical.shape, sbp, id, Count(layout));
+    OperatorConf conf =
+        OpConfBuilder("copy_hd", name).Input("in", lbn).Attr("direction", direction).Build();
+    (*conf.mutable_output())["out"].add_value(lbn);
+    conf.mutable_placement()->set_device_tag("gpu");
+    conf.mutable_placement()->add_device_name(DeviceText(device));
+    ExecNode* exec = node->mutable_exec();
+    *exec->mutable_op_conf() = conf;
+    (*exec->mutable_argument_blob_desc())["in_0"] = part.ToProto();
+    (*exec->mutable_argument_blob_desc())["out_0"] = part.ToProto();
+    exec->mutable_parallel_context()->set_parallel_id(0);
+    exec->mutable_parallel_context()->set_parallel_num(1);
+    TaskInput& input = (*node->mutable_input())["in_0"];
+    input.set_node_id(nodes[id]);
+    input.set_lbn(lbn);
+    copies.push_back(node->node_id());
+  }
+  return copies;
+}
+
+// Each target part is a whole source part on the same device (a GPU reads only its own memory).
+bool SameDeviceParts(const BlobDesc& logical, const BlobLayout& src,
+                     const std::vector<int64_t>& src_nodes, const BlobLayout& dst,
+                     std::vector<int64_t>* nodes) {
+  const SbpParallel src_sbp = Normalized(src);
+  const SbpParallel dst_sbp = Normalized(dst);
+  if (src_sbp.has_partial_sum_parallel() || dst_sbp.has_partial_sum_parallel()) { return false; }
+  for (int64_t d = 0; d < Count(dst); ++d) {
+    const TensorSlice wanted = SliceOfPart(logical.shape, dst_sbp, d, Count(dst));
+    int64_t found = -1;
+    for (int64_t s = 0; s < Count(src) && found < 0; ++s) {
+      if (SameDevice(src.devices[s], dst.devices[d]) &&
+          SliceOfPart(logical.shape, src_sbp, s, Count(src)) == wanted) {
+        found = s;
+      }
+    }
+    if (found < 0) { return false; }
+    nodes->push_back(src_nodes[found]);
+  }
+  return true;
+}
+
+BlobLayout OnHost(BlobLayout layout) {
+  layout.on_gpu = false;
+  return layout;
+}
+
+}  // namespace
+
 std::vector<int64_t> Reshard(TaskGraph& graph, const std::string& lbn, const BlobDesc& logical,
                              const BlobLayout& src, const std::vector<int64_t>& src_nodes,
                              const BlobLayout& dst) {
   OF_CHECK(src.devices.size() == src_nodes.size() && !src.devices.empty() && !dst.devices.empty())
       << "reshard of '" << lbn << "': " << src.devices.size() << " devices, " << src_nodes.size()
       << " nodes";
-  return Resharder(graph, lbn, logical, src, src_nodes, dst).Run();
+  if (!src.on_gpu && !dst.on_gpu) {
+    return Resharder(graph, lbn, logical, src, src_nodes, dst).Run();
+  }
+  const bool same_layout = SameDevices(src, dst) && SameSbp(Normalized(src), Normalized(dst));
+  if (src.on_gpu && dst.on_gpu) {
+    if (same_layout) { return src_nodes; }
+    std::vector<int64_t> direct;
+    if (SameDeviceParts(logical, src, src_nodes, dst, &direct)) { return direct; }
+  }
+  if (src.on_gpu != dst.on_gpu && same_layout) {
+    return CopyNodes(graph, lbn, logical, dst, src_nodes, dst.on_gpu);
+  }
+  // Any other conversion happens in host memory.
+  const std::vector<int64_t> host_src =
+      src.on_gpu ? CopyNodes(graph, lbn, logical, src, src_nodes, false) : src_nodes;
+  const std::vector<int64_t> host_dst =
+      Resharder(graph, lbn, logical, OnHost(src), host_src, OnHost(dst)).Run();
+  return dst.on_gpu ? CopyNodes(graph, lbn, logical, dst, host_dst, true) : host_dst;
 }
 
 std::string LayoutToString(const BlobLayout& layout) {
@@ -254,7 +336,7 @@ std::string LayoutToString(const BlobLayout& layout) {
   for (const DeviceId& device : layout.devices) {
     text += (text.empty() ? "" : ",") + DeviceText(device);
   }
-  return text + " " + SbpToString(Normalized(layout));
+  return (layout.on_gpu ? "gpu " : "") + text + " " + SbpToString(Normalized(layout));
 }
 
 }  // namespace oneflow

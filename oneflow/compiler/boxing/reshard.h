@@ -12,6 +12,9 @@
 //   - otherwise (placements of different sizes or devices): each target part is assembled by a
 //     slice-boxing node on its device from the source parts that overlap it (summing partial
 //     sums).
+// GPU memory: a blob that changes only between host and GPU memory gets a copy node per device
+// (H2D or D2H, on the GPU); a GPU blob that needs any other conversion goes to host memory, is
+// converted there as above, and is copied back (GPU parts on the same GPU are read directly).
 
 #include <cstdint>
 #include <string>
@@ -28,6 +31,7 @@ namespace oneflow {
 struct BlobLayout {
   std::vector<DeviceId> devices;
   SbpParallel sbp;
+  bool on_gpu = false;  // in the memory of GPUs `devices` (else host memory)
 };
 
 // Returns, for each parallel id of `dst`, the node whose register holds that part of `lbn`

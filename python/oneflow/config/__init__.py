@@ -27,12 +27,18 @@ def cpu_device_num(value):
 
 
 def gpu_device_num(value):
-    """In this CPU-only build, gpu devices are CPU devices (one informational message)."""
+    """GPUs per machine. Without GPUs in use (flow.sysconfig.gpus_in_use()), gpu devices are
+    CPU devices (one informational message) and this sets the CPU device count."""
+    from oneflow import sysconfig
     from oneflow.framework import session as session_util
 
     value = _positive_int(value, "gpu_device_num") if value != 0 else 0
     session_util.default_session().note_gpu_mapped_to_cpu()
-    if value:
+    in_use = sysconfig.gpus_in_use()
+    if in_use and value > in_use:
+        raise ValueError("flow.config.gpu_device_num(%d), but this machine has %d GPU(s)"
+                         % (value, in_use))
+    if value and not in_use:
         _config().cpu_device_num = value
 
 

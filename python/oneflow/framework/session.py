@@ -77,17 +77,19 @@ class Session:
         and why (flow.sysconfig)."""
         if _DefaultSession.gpu_note_printed:
             return
-        _DefaultSession.gpu_note_printed = True
         from oneflow import sysconfig
 
+        if sysconfig.gpus_in_use() > 0:
+            return
+        _DefaultSession.gpu_note_printed = True
         info = sysconfig.cuda_info()
         if not info["built_with_cuda"]:
             why = "for CPU-only OneFlow"
         elif info["device_count"] == 0:
             why = "no GPU is usable here (%s), so" % info["reason"]
         else:
-            why = ("this build sees %d GPU(s) but has no GPU device yet, so"
-                   % info["device_count"])
+            why = ("this build sees %d GPU(s) but GPU execution is off (set ONEFLOW_GPU=1 to "
+                   "turn it on), so" % info["device_count"])
         print("INFO: %s gpu devices and placements are equivalent to cpu devices "
               "(oneflow.config.gpu_device_num == oneflow.config.cpu_device_num)" % why,
               file=sys.stderr)
@@ -133,10 +135,13 @@ class Session:
                     "process per machine (python -m oneflow.distributed.launch --nproc_per_node "
                     "%d script.py)" % (self.config.machine_num, env.machine_num(),
                                        self.config.machine_num))
+            from oneflow import sysconfig
+
             self.cpp = _oneflow_internal.Session(
                 cluster=env.cluster(),
                 processes_per_host=env.processes_per_host(),
                 cpu_device_num=self.config.cpu_device_num or 0,
+                gpu_device_num=sysconfig.gpus_in_use(),
                 compute_threads=self.config.compute_threads or 0,
                 register_num=self.config.register_num,
                 debug_dir=self.debug_dir(),

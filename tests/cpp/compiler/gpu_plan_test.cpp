@@ -1,0 +1,260 @@
+// Ops on GPUs in the TaskGraph and the Plan: which ops resolve to GPUs, the copy nodes where
+// blobs cross between host and GPU memory, GPU blobs boxed through host memory, the threads and
+// memory cases of the Plan. Runs without a GPU: only the compiler is exercised, and op types
+// without a real GPU kernel in this build get a stand-in that is never run.
+#include <gtest/gtest.h>
+
+#include "oneflow/compiler/plan_builder.h"
+#include "oneflow/compiler/task_graph.h"
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/sbp/tensor_slice.h"
+#include "tests/cpp/test_jobs.h"
+
+namespace oneflow {
+namespace {
+
+class NeverRunKernel final : public Kernel {
+ public:
+  explicit NeverRunKernel(const KernelInitContext&) {}
+  void Forward(KernelContext&) override { FAIL() << "a compiler test ran a kernel"; }
+};
+
+void EnsureGpuKernel(const std::string& op_type, DataType data_type) {
+  if (!KernelRegistry::Instance().Has(op_type, "gpu", data_type)) {
+    KernelRegistry::Instance().Register(
+        op_type, "gpu", data_type,
+        [](const KernelInitContext& ctx) { return std::make_unique<NeverRunKernel>(ctx); });
+  }
+}
+
+ParallelConf GpuPlacement(const std::string& devices) {
+  ParallelConf conf;
+  conf.set_device_tag("gpu");
+  conf.add_device_name(devices);
+  return conf;
+}
+
+DeviceResource Gpus(int64_t count) {
+  DeviceResource resource;
+  resource.gpu_device_num = count;
+  return resource;
+}
+
+std::string Identity(JobBuildContext& job, const std::string& name, const std::string& in,
+                     const ParallelConf& placement, const std::string& sbp) {
+  OperatorConf conf = OpConfBuilder("identity", name).Input("in", in).Placement(placement).Build();
+  (*conf.mutable_sbp_hint())["in_0"] = SbpFromString(sbp);
+  (*conf.mutable_sbp_hint())["out_0"] = SbpFromString(sbp);
+  return OutputLbn(job.AddOp(conf), "out");
+}
+
+const TaskNode& NodeNamed(const TaskGraphProto& graph, const std::string& name) {
+  for (const TaskNode& node : graph.node()) {
+    if (node.name() == name) { return node; }
+  }
+  ADD_FAILURE() << "no node " << name;
+  return graph.node(0);
+}
+
+const TaskNode& InputNode(const TaskGraphProto& graph, const TaskNode& node,
+                          const std::string& key = "in_0") {
+  return graph.node(node.input().at(key).node_id());
+}
+
+int Count(const TaskGraphProto& graph, TaskNodeType type) {
+  int count = 0;
+  for (const TaskNode& node : graph.node()) { count += node.type() == type; }
+  return count;
+}
+
+std::string Direction(const TaskNode& node) {
+  return node.exec().op_conf().attr().at("direction").string_value();
+}
+
+class GpuPlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override { EnsureGpuKernel("identity", kFloat); }
+};
+
+// x (host) -> first (gpu 0) -> second (cpu 0).
+JobBuildContext HostGpuHost(const DeviceResource& resource) {
+  JobBuildContext job(test::MakeJobConf("hgh", false), resource);
+  const std::string x = test::AddInput(job, "x", Shape({4, 3}));
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0"), "B");
+  Identity(job, "second", first, test::CpuPlacement("0:0"), "B");
+  return job;
+}
+
+TEST_F(GpuPlanTest, CopiesWhereBlobsCrossBetweenHostAndGpu) {
+  const JobBuildContext job = HostGpuHost(Gpus(1));
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(1));
+  const TaskNode& first = NodeNamed(graph, "first@0");
+  EXPECT_EQ(first.device_tag(), "gpu");
+  const TaskNode& h2d = InputNode(graph, first);
+  EXPECT_EQ(h2d.type(), kCopyHdNode);
+  EXPECT_EQ(h2d.device_tag(), "gpu");
+  EXPECT_EQ(Direction(h2d), "h2d");
+  EXPECT_EQ(InputNode(graph, h2d).name(), "x@0");
+  const TaskNode& second = NodeNamed(graph, "second@0");
+  EXPECT_NE(second.device_tag(), "gpu");
+  const TaskNode& d2h = InputNode(graph, second);
+  EXPECT_EQ(d2h.type(), kCopyHdNode);
+  EXPECT_EQ(Direction(d2h), "d2h");
+  EXPECT_EQ(InputNode(graph, d2h).node_id(), first.node_id());
+  EXPECT_EQ(Count(graph, kCopyHdNode), 2);
+}
+
+TEST_F(GpuPlanTest, WithoutGpusEverythingRunsOnTheHost) {
+  const JobBuildContext job = HostGpuHost(DeviceResource());
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, DeviceResource());
+  EXPECT_EQ(Count(graph, kCopyHdNode), 0);
+  for (const TaskNode& node : graph.node()) { EXPECT_NE(node.device_tag(), "gpu") << node.name(); }
+  PlanOptions options;
+  const Plan plan = BuildPlan({&job.job()}, options);
+  ASSERT_EQ(plan.thread_size(), 1);
+  EXPECT_EQ(plan.thread(0).device_tag(), "cpu");
+  for (const TaskProto& task : plan.task()) {
+    EXPECT_EQ(task.device_tag(), "cpu");
+    for (const RegstDescProto& regst : task.produced_regst_desc()) {
+      EXPECT_EQ(regst.memory_case().kind(), kHostMemory);
+    }
+  }
+}
+
+TEST_F(GpuPlanTest, PlanPutsGpuTasksOnGpuThreadsWithDeviceAndPinnedMemory) {
+  const JobBuildContext job = HostGpuHost(Gpus(1));
+  PlanOptions options;
+  options.resource = Gpus(1);
+  const Plan plan = BuildPlan({&job.job()}, options);
+  ASSERT_EQ(plan.thread_num(), 2);
+  EXPECT_EQ(plan.thread(0).device_tag(), "cpu");
+  EXPECT_EQ(plan.thread(1).device_tag(), "gpu");
+  EXPECT_EQ(plan.thread(1).device_id(), 0);
+  auto task_named = [&](const std::string& op) -> const TaskProto& {
+    for (const TaskProto& task : plan.task()) {
+      if (task.exec_node_size() > 0 && task.exec_node(0).op_conf().name() == op) { return task; }
+    }
+    ADD_FAILURE() << "no task runs " << op;
+    return plan.task(0);
+  };
+  const TaskProto& first = task_named("first");
+  EXPECT_EQ(first.device_tag(), "gpu");
+  EXPECT_EQ(first.thread_id(), 1);
+  EXPECT_EQ(first.produced_regst_desc(0).memory_case().kind(), kDeviceMemory);
+  // The input's register is read by the copy to the GPU: pinned.
+  EXPECT_EQ(task_named("x").produced_regst_desc(0).memory_case().kind(), kPinnedHostMemory);
+  // The copy back writes pinned host memory; the consumer on the host stays on thread 0.
+  const TaskProto& second = task_named("second");
+  EXPECT_EQ(second.thread_id(), 0);
+  int copies = 0;
+  for (const TaskProto& task : plan.task()) {
+    if (task.exec_node_size() == 0 || task.exec_node(0).op_conf().op_type() != "copy_hd") {
+      continue;
+    }
+    ++copies;
+    EXPECT_EQ(task.thread_id(), 1);
+    EXPECT_EQ(task.device_tag(), "gpu");
+    const bool d2h = task.exec_node(0).op_conf().attr().at("direction").string_value() == "d2h";
+    EXPECT_EQ(task.produced_regst_desc(0).memory_case().kind(),
+              d2h ? kPinnedHostMemory : kDeviceMemory);
+  }
+  EXPECT_EQ(copies, 2);
+}
+
+TEST_F(GpuPlanTest, GpuBlobsAreBoxedInHostMemory) {
+  JobBuildContext job(test::MakeJobConf("box", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, "0:0-1");
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "S(0)");
+  Identity(job, "second", first, GpuPlacement("0:0-1"), "B");
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(2));
+  for (int64_t id = 0; id < 2; ++id) {
+    const TaskNode& second = NodeNamed(graph, "second@" + std::to_string(id));
+    EXPECT_EQ(second.device_tag(), "gpu");
+    const TaskNode& h2d = InputNode(graph, second);
+    ASSERT_EQ(h2d.type(), kCopyHdNode);
+    EXPECT_EQ(Direction(h2d), "h2d");
+    EXPECT_EQ(h2d.device_id(), id);
+    // S(0) -> B is an all-gather, run by the host on the parts copied out of each GPU.
+    const TaskNode& gather = InputNode(graph, h2d);
+    EXPECT_EQ(gather.type(), kCollectiveNode);
+    EXPECT_NE(gather.device_tag(), "gpu");
+    const TaskNode& d2h = InputNode(graph, gather);
+    EXPECT_EQ(Direction(d2h), "d2h");
+    EXPECT_EQ(InputNode(graph, d2h).name(), "first@" + std::to_string(id));
+    // The copies hold one part each: 3 of the 6 rows.
+    EXPECT_EQ(Shape(d2h.exec().argument_blob_desc().at("out_0").shape()), Shape({3, 5}));
+  }
+}
+
+TEST_F(GpuPlanTest, SameLayoutOnTheSameGpusIsReadDirectly) {
+  JobBuildContext job(test::MakeJobConf("direct", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, "0:0-1");
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "B");
+  Identity(job, "second", first, GpuPlacement("0:1"), "B");
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(2));
+  // B on GPUs 0-1 -> GPU 1: GPU 1's own replica.
+  EXPECT_EQ(InputNode(graph, NodeNamed(graph, "second@0")).name(), "first@1");
+  EXPECT_EQ(Count(graph, kCopyHdNode), 2);  // only the two copies of x to the GPUs
+}
+
+TEST_F(GpuPlanTest, VariablesOnGpusLiveInGpuMemory) {
+  EnsureGpuKernel("variable", kFloat);
+  JobBuildContext job(test::MakeJobConf("var", false), Gpus(1));
+  OperatorConf conf = OpConfBuilder("variable", "w")
+                          .Attr("shape", Shape({3}))
+                          .Attr("dtype", kFloat)
+                          .Attr("initializer", "constant")
+                          .Attr("initializer_args", std::vector<double>{1.0})
+                          .Placement(GpuPlacement("0:0"))
+                          .Build();
+  const std::string w = OutputLbn(job.AddOp(conf), "out");
+  Identity(job, "use", w, GpuPlacement("0:0"), "B");
+  PlanOptions options;
+  options.resource = Gpus(1);
+  const Plan plan = BuildPlan({&job.job()}, options);
+  bool found = false;
+  for (const TaskProto& task : plan.task()) {
+    for (const RegstDescProto& regst : task.produced_regst_desc()) {
+      if (regst.variable_name() != "w") { continue; }
+      found = true;
+      EXPECT_EQ(task.device_tag(), "gpu");
+      EXPECT_EQ(regst.memory_case().kind(), kDeviceMemory);
+      EXPECT_EQ(regst.memory_case().device_id(), 0);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(GpuPlanTest, OpsWithoutAGpuKernelRunOnTheHostDeviceOfTheSameId) {
+  if (KernelRegistry::Instance().Has("argsort", "gpu", kFloat)) {
+    GTEST_SKIP() << "arg_sort has a GPU kernel in this build";
+  }
+  JobBuildContext job(test::MakeJobConf("fallback", false), Gpus(1));
+  const std::string x = test::AddInput(job, "x", Shape({4, 3}));
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0"), "B");
+  job.AddOp(OpConfBuilder("argsort", "sort").Input("in", first).Placement(GpuPlacement("0:0")).Build());
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(1));
+  const TaskNode& sort = NodeNamed(graph, "sort@0");
+  EXPECT_NE(sort.device_tag(), "gpu");
+  EXPECT_EQ(Direction(InputNode(graph, sort)), "d2h");
+}
+
+TEST_F(GpuPlanTest, GpuIdsBeyondTheMachinesGpusAreRejected) {
+  JobBuildContext job(test::MakeJobConf("bad", false), Gpus(1));
+  const std::string x = test::AddInput(job, "x", Shape({4, 3}));
+  try {
+    Identity(job, "first", x, GpuPlacement("0:1"), "B");
+    FAIL() << "GPU 1 of 1 was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::kValue);
+    EXPECT_NE(std::string(error.what()).find("names GPU 1"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace oneflow
