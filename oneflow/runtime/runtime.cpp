@@ -90,6 +90,14 @@ std::unique_ptr<DeviceContext> Runtime::NewDeviceContext(int64_t thread_id,
 
 Runtime::~Runtime() {
   Stop();
+  // A GPU stream's callbacks post to other threads: all of them run before any thread goes.
+  for (auto& thread : threads_) {
+    try {
+      thread->device().Synchronize();
+    } catch (std::exception& error) {
+      std::fprintf(stderr, "oneflow: a device did not finish its work: %s\n", error.what());
+    }
+  }
   if (!aborted()) {
     try {
       registers_.PullVariables();  // the session keeps the values the GPUs computed
