@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the C++ library and tests with ThreadSanitizer (build-tsan/) and runs the runtime's
-# concurrency tests under it: the actor protocol, threads, job instances, collectives and the
-# multi-device plans. A data race or lock-order inversion fails the run.
+# concurrency tests under it: the actor protocol, threads, job instances, collectives, the
+# multi-device plans and the event poller. A data race or lock-order inversion fails the run.
 #   bash scripts/run_tsan.sh            # the concurrency tests
 #   bash scripts/run_tsan.sh '*'        # every C++ test (slower)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-filter=${1:-'*Runtime*:*Thread*:*Diamond*:*Communicator*:*MultiDevice*:*Boxing*'}
+filter=${1:-'*Runtime*:*Thread*:*Diamond*:*Communicator*:*MultiDevice*:*Boxing*:*EventPoller*'}
 bash scripts/install_deps.sh >&2
 # ONEFLOW_WITH_CUDA=OFF: the races looked for are the runtime's, not the CUDA runtime's.
 # ONEFLOW_CPU_ARCH=native: no per-ISA clones (cpu_dispatch.h). Their IFUNC resolvers run while the

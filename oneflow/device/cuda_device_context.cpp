@@ -1,0 +1,147 @@
+#ifdef ONEFLOW_WITH_CUDA
+
+#include "oneflow/device/cuda_device_context.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "oneflow/device/cuda_check.h"
+#include "oneflow/device/cuda_info.h"
+#include "oneflow/device/cuda_stream.h"
+
+namespace oneflow {
+
+namespace {
+
+// Workspaces grow in steps of this size, so kernels asking for slightly different sizes do not
+// reallocate each time.
+constexpr int64_t kWorkspaceGranularity = int64_t{1} << 20;
+
+void LogFailure(const char* what, int64_t device_id, const char* text) {
+  std::fprintf(stderr, "oneflow: %s on gpu %lld failed: %s\n", what,
+               static_cast<long long>(device_id), text);
+}
+
+void LogCudaFailure(const char* what, int64_t device_id, cudaError_t status) {
+  if (status == cudaSuccess || status == cudaErrorCudartUnloading) { return; }
+  LogFailure(what, device_id, cudaGetErrorString(status));
+}
+
+}  // namespace
+
+CudaDeviceContext::CudaDeviceContext(int64_t device_id,
+                                     std::function<void(std::exception_ptr)> on_error)
+    : device_id_(device_id), on_error_(std::move(on_error)) {}
+
+CudaDeviceContext::~CudaDeviceContext() {
+  if (stream_ == nullptr && cublas_ == nullptr && cudnn_ == nullptr) { return; }
+  // The runtime may destroy the context on another thread than the one it was bound to.
+  LogCudaFailure("cudaSetDevice", device_id_, cudaSetDevice(static_cast<int>(device_id_)));
+  if (stream_ != nullptr) {
+    LogCudaFailure("cudaStreamSynchronize", device_id_,
+                   cudaStreamSynchronize(stream_->cuda_stream()));
+    try {
+      stream_->WaitCallbacks();
+    } catch (const std::exception& e) {
+      LogFailure("running the stream callbacks", device_id_, e.what());
+    }
+  }
+  if (workspace_ != nullptr) {
+    LogCudaFailure("cudaFree (the workspace)", device_id_, cudaFree(workspace_));
+  }
+  if (cudnn_ != nullptr) {
+    const cudnnStatus_t status = cudnnDestroy(cudnn_);
+    if (status != CUDNN_STATUS_SUCCESS) {
+      LogFailure("cudnnDestroy", device_id_, cudnnGetErrorString(status));
+    }
+  }
+  if (cublas_ != nullptr) {
+    const cublasStatus_t status = cublasDestroy(cublas_);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      LogFailure("cublasDestroy", device_id_, CublasStatusText(status));
+    }
+  }
+  stream_.reset();  // after the handles bound to it; never throws
+}
+
+const std::string& CudaDeviceContext::device_tag() const {
+  static const std::string tag("gpu");
+  return tag;
+}
+
+Stream& CudaDeviceContext::stream() {
+  OF_CHECK(stream_ != nullptr) << "the context of gpu " << device_id_
+                               << " was used before BindCurrentThread";
+  return *stream_;
+}
+
+void CudaDeviceContext::BindCurrentThread() {
+  const CudaInfo& info = GetCudaInfo();
+  if (device_id_ < 0 || device_id_ >= info.device_count) {
+    throw Error(ErrorKind::kRuntime)
+        << "cannot use gpu " << device_id_ << ": this process sees " << info.device_count
+        << " GPU(s)" << (info.reason.empty() ? "" : " (" + info.reason + ")");
+  }
+  OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(device_id_)));
+  if (stream_ != nullptr) { return; }  // bound before: only the current device was needed
+  stream_ = std::make_unique<CudaStream>(device_id_, on_error_);
+  OF_CUBLAS_CHECK(cublasCreate(&cublas_));
+  OF_CUBLAS_CHECK(cublasSetStream(cublas_, stream_->cuda_stream()));
+  // No TF32 for float GEMMs: results match the CPU kernels to float precision.
+  OF_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+  OF_CUDNN_CHECK(cudnnCreate(&cudnn_));
+  OF_CUDNN_CHECK(cudnnSetStream(cudnn_, stream_->cuda_stream()));
+}
+
+cudaStream_t CudaDeviceContext::cuda_stream() const {
+  OF_CHECK(stream_ != nullptr) << "the context of gpu " << device_id_
+                               << " was used before BindCurrentThread";
+  return stream_->cuda_stream();
+}
+
+cublasHandle_t CudaDeviceContext::cublas_handle() const {
+  OF_CHECK(cublas_ != nullptr) << "the context of gpu " << device_id_
+                               << " was used before BindCurrentThread";
+  return cublas_;
+}
+
+cudnnHandle_t CudaDeviceContext::cudnn_handle() const {
+  OF_CHECK(cudnn_ != nullptr) << "the context of gpu " << device_id_
+                              << " was used before BindCurrentThread";
+  return cudnn_;
+}
+
+void* CudaDeviceContext::Workspace(int64_t bytes) {
+  if (bytes <= workspace_bytes_) { return workspace_; }
+  OF_CHECK(stream_ != nullptr) << "the context of gpu " << device_id_
+                               << " was used before BindCurrentThread";
+  // Kernels enqueued before may still read or write the old buffer.
+  stream_->Synchronize();
+  if (workspace_ != nullptr) {
+    void* old = workspace_;
+    workspace_ = nullptr;
+    workspace_bytes_ = 0;
+    OF_CUDA_CHECK(cudaFree(old));
+  }
+  const int64_t rounded =
+      (bytes + kWorkspaceGranularity - 1) / kWorkspaceGranularity * kWorkspaceGranularity;
+  void* memory = nullptr;
+  const cudaError_t status = cudaMalloc(&memory, static_cast<size_t>(rounded));
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it so later checks do not see it
+    throw Error(ErrorKind::kRuntime)
+        << "out of memory: cannot allocate " << rounded << " bytes of gpu " << device_id_
+        << " memory for a kernel's workspace (" << bytes << " bytes asked)";
+  }
+  if (status != cudaSuccess) {
+    throw Error(ErrorKind::kRuntime) << "cudaMalloc of a " << rounded << "-byte workspace on gpu "
+                                     << device_id_ << " failed: " << cudaGetErrorString(status);
+  }
+  workspace_ = memory;
+  workspace_bytes_ = rounded;
+  return workspace_;
+}
+
+}  // namespace oneflow
+
+#endif  // ONEFLOW_WITH_CUDA
