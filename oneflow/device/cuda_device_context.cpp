@@ -85,12 +85,12 @@ void CudaDeviceContext::BindCurrentThread() {
   OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(device_id_)));
   if (stream_ != nullptr) { return; }  // bound before: only the current device was needed
   stream_ = std::make_unique<CudaStream>(device_id_, on_error_);
-  OF_CUBLAS_CHECK(cublasCreate(&cublas_));
-  OF_CUBLAS_CHECK(cublasSetStream(cublas_, stream_->cuda_stream()));
-  // No TF32 for float GEMMs: results match the CPU kernels to float precision.
-  OF_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
-  OF_CUDNN_CHECK(cudnnCreate(&cudnn_));
-  OF_CUDNN_CHECK(cudnnSetStream(cudnn_, stream_->cuda_stream()));
+}
+
+void CudaDeviceContext::Synchronize() {
+  if (stream_ == nullptr) { return; }
+  stream_->Synchronize();
+  stream_->WaitCallbacks();
 }
 
 cudaStream_t CudaDeviceContext::cuda_stream() const {
@@ -99,15 +99,25 @@ cudaStream_t CudaDeviceContext::cuda_stream() const {
   return stream_->cuda_stream();
 }
 
+// The handles are made on first use: a Plan whose kernels never call cuBLAS or cuDNN (and every
+// short-lived runtime of the tests) does not pay for creating them.
 cublasHandle_t CudaDeviceContext::cublas_handle() const {
-  OF_CHECK(cublas_ != nullptr) << "the context of gpu " << device_id_
-                               << " was used before BindCurrentThread";
+  if (cublas_ == nullptr) {
+    const cudaStream_t stream = cuda_stream();
+    OF_CUBLAS_CHECK(cublasCreate(&cublas_));
+    OF_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
+    // No TF32 for float GEMMs: results match the CPU kernels to float precision.
+    OF_CUBLAS_CHECK(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+  }
   return cublas_;
 }
 
 cudnnHandle_t CudaDeviceContext::cudnn_handle() const {
-  OF_CHECK(cudnn_ != nullptr) << "the context of gpu " << device_id_
-                              << " was used before BindCurrentThread";
+  if (cudnn_ == nullptr) {
+    const cudaStream_t stream = cuda_stream();
+    OF_CUDNN_CHECK(cudnnCreate(&cudnn_));
+    OF_CUDNN_CHECK(cudnnSetStream(cudnn_, stream));
+  }
   return cudnn_;
 }
 

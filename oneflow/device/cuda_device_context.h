@@ -35,11 +35,13 @@ class CudaDeviceContext final : public DeviceContext {
   Stream& stream() override;
   // cudaSetDevice, then creates the stream, the handles and the poller.
   void BindCurrentThread() override;
+  // Waits for the stream's work and its callbacks.
+  void Synchronize() override;
 
   int64_t device_id() const { return device_id_; }
   cudaStream_t cuda_stream() const;
-  cublasHandle_t cublas_handle() const;  // bound to cuda_stream()
-  cudnnHandle_t cudnn_handle() const;    // bound to cuda_stream()
+  cublasHandle_t cublas_handle() const;  // bound to cuda_stream(); made on first use
+  cudnnHandle_t cudnn_handle() const;    // bound to cuda_stream(); made on first use
   // Device scratch memory of at least `bytes`, valid until the next call on this context (the
   // kernels of one thread run one at a time, in stream order).
   void* Workspace(int64_t bytes);
@@ -48,8 +50,8 @@ class CudaDeviceContext final : public DeviceContext {
   int64_t device_id_;
   std::function<void(std::exception_ptr)> on_error_;
   std::unique_ptr<CudaStream> stream_;
-  cublasHandle_t cublas_ = nullptr;
-  cudnnHandle_t cudnn_ = nullptr;
+  mutable cublasHandle_t cublas_ = nullptr;  // made on first use, by the owning thread
+  mutable cudnnHandle_t cudnn_ = nullptr;
   void* workspace_ = nullptr;
   int64_t workspace_bytes_ = 0;
 };
