@@ -18,11 +18,15 @@
 
 namespace oneflow {
 
+class DeviceContext;
+
 struct CollectiveCall {
   const CollectiveTaskProto* task = nullptr;  // kind, ranks, layouts, this rank
   int64_t piece_id = 0;
   const void* input = nullptr;  // this rank's part of the blob before the collective
   void* output = nullptr;       // this rank's part after it
+  int64_t job_id = 0;
+  DeviceContext* device = nullptr;  // the device (thread) of this rank; a GPU's for NCCL
 };
 
 // "all_reduce", "reduce_scatter", "all_gather", "all_to_all".

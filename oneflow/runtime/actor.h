@@ -37,6 +37,7 @@ struct ActorContext {
   const WatchHandler* watch_handler = nullptr;
   const RegisterManager* registers = nullptr;
   Communicator* communicator = nullptr;  // collectives among this process's devices
+  Communicator* gpu_communicator = nullptr;  // collectives among this process's GPUs (NCCL)
   // Across machines (null in a single-process runtime): collectives, and transfers of registers.
   Communicator* cross_machine_communicator = nullptr;
   PointToPoint* point_to_point = nullptr;

@@ -5,6 +5,7 @@
 
 #include "oneflow/comm/gloo_communicator.h"
 #include "oneflow/comm/in_process_communicator.h"
+#include "oneflow/comm/nccl_communicator.h"
 #include "oneflow/comm/point_to_point.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
@@ -28,6 +29,12 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
         message.call = std::move(work);
         threads_.at(device)->Send(std::move(message));
       });
+#ifdef ONEFLOW_WITH_CUDA
+  if (NcclCommunicator::Needed(plan_, machine_id_)) {
+    gpu_communicator_ = std::make_unique<NcclCommunicator>(plan_, machine_id_);
+    actor_context_.gpu_communicator = gpu_communicator_.get();
+  }
+#endif
   actor_context_.bus = &bus_;
   actor_context_.watch_handler = &watch_handler_;
   actor_context_.registers = &registers_;

@@ -86,6 +86,7 @@ class Runtime {
   WatchHandler watch_handler_;
   RegisterManager registers_;  // allocated before any actor exists
   std::unique_ptr<Communicator> communicator_;
+  std::unique_ptr<Communicator> gpu_communicator_;  // NCCL, when the Plan has GPU collectives
   ActorContext actor_context_;
   MessageBus bus_;
   std::vector<std::unique_ptr<Thread>> threads_;

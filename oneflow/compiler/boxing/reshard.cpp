@@ -57,6 +57,31 @@ class Resharder {
         src_sbp_(Normalized(src)),
         dst_sbp_(Normalized(dst)) {}
 
+  // GPU blobs on the same GPUs of one machine: an NCCL collective where NCCL's layout is ours
+  // (whole buffers, or even splits along axis 0); false when the host must box the blob.
+  bool NcclCollective(std::vector<int64_t>* nodes) {
+    if (!SameDevices(src_, dst_) || Count(src_) < 2) { return false; }
+    for (const DeviceId& device : src_.devices) {
+      if (device.machine != src_.devices.front().machine) { return false; }
+    }
+    const auto even_split_0 = [&](const SbpParallel& sbp) {
+      return sbp.has_split_parallel() && sbp.split_parallel().axis() == 0 &&
+             logical_.shape.num_axes() > 0 && logical_.shape.At(0) % Count(src_) == 0;
+    };
+    CollectiveKind kind = kInvalidCollective;
+    if (src_sbp_.has_partial_sum_parallel() && dst_sbp_.has_broadcast_parallel()) {
+      kind = kAllReduce;
+    } else if (src_sbp_.has_partial_sum_parallel() && even_split_0(dst_sbp_)) {
+      kind = kReduceScatter;
+    } else if (even_split_0(src_sbp_) && dst_sbp_.has_broadcast_parallel()) {
+      kind = kAllGather;
+    } else {
+      return false;
+    }
+    *nodes = Collective(kind, /*on_gpu=*/true);
+    return true;
+  }
+
   std::vector<int64_t> Run() {
     if (SameDevices(src_, dst_) && SameSbp(src_sbp_, dst_sbp_)) { return src_nodes_; }
     std::vector<int64_t> direct;
@@ -103,15 +128,18 @@ class Resharder {
     return true;
   }
 
-  std::vector<int64_t> Collective(CollectiveKind kind) {
+  // One node per rank; `on_gpu`: on the GPUs, over NCCL (else the host's communicator).
+  std::vector<int64_t> Collective(CollectiveKind kind, bool on_gpu = false) {
     const int64_t collective_id = graph_.NewCollectiveId();
     std::vector<int64_t> nodes;
     for (int64_t rank = 0; rank < Count(dst_); ++rank) {
       const DeviceId& device = dst_.devices[rank];
       TaskNode* node = graph_.AddNode(kCollectiveNode, device.machine, device.device,
-                                      std::string(CollectiveKindName(kind)) + "(" + lbn_ + " " +
+                                      std::string(on_gpu ? "nccl_" : "") +
+                                          CollectiveKindName(kind) + "(" + lbn_ + " " +
                                           SbpToString(src_sbp_) + "->" + SbpToString(dst_sbp_) +
                                           ")@" + std::to_string(rank));
+      if (on_gpu) { node->set_device_tag("gpu"); }
       CollectiveTaskProto* collective = node->mutable_collective();
       collective->set_collective_id(collective_id);
       collective->set_kind(kind);
@@ -319,6 +347,9 @@ std::vector<int64_t> Reshard(TaskGraph& graph, const std::string& lbn, const Blo
     if (same_layout) { return src_nodes; }
     std::vector<int64_t> direct;
     if (SameDeviceParts(logical, src, src_nodes, dst, &direct)) { return direct; }
+    if (Resharder(graph, lbn, logical, src, src_nodes, dst).NcclCollective(&direct)) {
+      return direct;
+    }
   }
   if (src.on_gpu != dst.on_gpu && same_layout) {
     return CopyNodes(graph, lbn, logical, dst, src_nodes, dst.on_gpu);

@@ -2,7 +2,8 @@
 // all-to-all). Its act hands its input and output part to the communicator (in-process, or Gloo
 // when the ranks span machines) and returns at once; its registers go out when the collective
 // completes, which may be on another thread and, for consecutive pieces, in any order: its
-// CompletionOrderStream releases them in the order the work was started.
+// CompletionOrderStream releases them in the order the work was started. A rank on a GPU goes to
+// the NCCL communicator, which enqueues it on the GPU's stream in the Plan's collective order.
 #include <deque>
 #include <mutex>
 
@@ -21,7 +22,8 @@ class CollectiveActor final : public Actor {
  public:
   CollectiveActor(const TaskProto& task, const ActorContext& context, DeviceContext& device)
       : Actor(task, context, device) {
-    communicator_ = GlooCommunicator::SpansMachines(task.collective())
+    communicator_ = task.device_tag() == "gpu" ? context.gpu_communicator
+                    : GlooCommunicator::SpansMachines(task.collective())
                         ? context.cross_machine_communicator
                         : context.communicator;
     OF_CHECK(communicator_ != nullptr)
@@ -49,6 +51,8 @@ class CollectiveActor final : public Actor {
     CollectiveCall call;
     call.task = &task().collective();
     call.piece_id = input->piece_id();
+    call.job_id = task().job_id();
+    call.device = &device();
     call.input = input->blob(input_blob_).raw();
     call.output = outputs.at(0)->blob(0).mut_raw();
     std::shared_ptr<JobInstance> instance = input->job_instance();

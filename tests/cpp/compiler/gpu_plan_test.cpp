@@ -164,8 +164,9 @@ TEST_F(GpuPlanTest, PlanPutsGpuTasksOnGpuThreadsWithDeviceAndPinnedMemory) {
 }
 
 TEST_F(GpuPlanTest, GpuBlobsAreBoxedInHostMemory) {
+  // 5 rows split unevenly over 2 GPUs: NCCL's all-gather cannot gather 3 + 2 rows.
   JobBuildContext job(test::MakeJobConf("box", false), Gpus(2));
-  const std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, "0:0-1");
+  const std::string x = test::AddInput(job, "x", Shape({5, 5}), kFloat, "0:0-1");
   const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "S(0)");
   Identity(job, "second", first, GpuPlacement("0:0-1"), "B");
   int64_t collectives = 0;
@@ -184,8 +185,9 @@ TEST_F(GpuPlanTest, GpuBlobsAreBoxedInHostMemory) {
     const TaskNode& d2h = InputNode(graph, gather);
     EXPECT_EQ(Direction(d2h), "d2h");
     EXPECT_EQ(InputNode(graph, d2h).name(), "first@" + std::to_string(id));
-    // The copies hold one part each: 3 of the 6 rows.
-    EXPECT_EQ(Shape(d2h.exec().argument_blob_desc().at("out_0").shape()), Shape({3, 5}));
+    // The copies hold one part each: 3 and 2 of the 5 rows.
+    EXPECT_EQ(Shape(d2h.exec().argument_blob_desc().at("out_0").shape()),
+              Shape({id == 0 ? 3 : 2, 5}));
   }
 }
 
@@ -254,6 +256,85 @@ TEST_F(GpuPlanTest, GpuIdsBeyondTheMachinesGpusAreRejected) {
     EXPECT_EQ(error.kind(), ErrorKind::kValue);
     EXPECT_NE(std::string(error.what()).find("names GPU 1"), std::string::npos) << error.what();
   }
+}
+
+}  // namespace
+}  // namespace oneflow
+
+namespace oneflow {
+namespace {
+
+// first (P on GPUs 0-1) -> second (`to` on GPUs 0-1).
+TaskGraphProto PartialSumOnGpus(const std::string& to, const Shape& shape) {
+  EnsureGpuKernel("identity", kFloat);
+  JobBuildContext job(test::MakeJobConf("nccl", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", shape, kFloat, "0:0-1");
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "P");
+  Identity(job, "second", first, GpuPlacement("0:0-1"), to);
+  int64_t collectives = 0;
+  return BuildTaskGraph(job.job(), &collectives, Gpus(2));
+}
+
+TEST(GpuCollectives, PartialSumsOnGpusAreReducedByNccl) {
+  struct Case {
+    std::string to;
+    CollectiveKind kind;
+  };
+  for (const Case& c : {Case{"B", kAllReduce}, Case{"S(0)", kReduceScatter}}) {
+    const TaskGraphProto graph = PartialSumOnGpus(c.to, Shape({6, 5}));
+    for (int64_t rank = 0; rank < 2; ++rank) {
+      const TaskNode& second = NodeNamed(graph, "second@" + std::to_string(rank));
+      const TaskNode& collective = InputNode(graph, second);
+      ASSERT_EQ(collective.type(), kCollectiveNode) << c.to;
+      EXPECT_EQ(collective.device_tag(), "gpu");
+      EXPECT_EQ(collective.collective().kind(), c.kind);
+      EXPECT_EQ(collective.device_id(), rank);
+      EXPECT_EQ(InputNode(graph, collective).name(), "first@" + std::to_string(rank));
+    }
+  }
+}
+
+TEST(GpuCollectives, EvenSplitsOnGpusAreGatheredByNccl) {
+  EnsureGpuKernel("identity", kFloat);
+  JobBuildContext job(test::MakeJobConf("gather", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", Shape({6, 5}), kFloat, "0:0-1");
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "S(0)");
+  Identity(job, "second", first, GpuPlacement("0:0-1"), "B");
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(2));
+  const TaskNode& gather = InputNode(graph, NodeNamed(graph, "second@1"));
+  ASSERT_EQ(gather.type(), kCollectiveNode);
+  EXPECT_EQ(gather.device_tag(), "gpu");
+  EXPECT_EQ(gather.collective().kind(), kAllGather);
+}
+
+TEST(GpuCollectives, UnevenOrOtherAxisSplitsAreBoxedOnTheHost) {
+  // 5 rows do not split evenly over 2 GPUs: NCCL's reduce-scatter cannot give 3 + 2 rows.
+  for (const auto& [to, shape] : {std::make_pair(std::string("S(0)"), Shape({5, 4})),
+                                  std::make_pair(std::string("S(1)"), Shape({6, 4}))}) {
+    const TaskGraphProto graph = PartialSumOnGpus(to, shape);
+    const TaskNode& h2d = InputNode(graph, NodeNamed(graph, "second@0"));
+    EXPECT_EQ(Direction(h2d), "h2d") << to;
+    EXPECT_NE(InputNode(graph, h2d).device_tag(), "gpu") << to;
+  }
+}
+
+TEST(GpuCollectives, CollectiveIdsFollowTheBoxingOrder) {
+  // Two all-reduces in a row: ids grow downstream, the order every GPU enqueues them in.
+  EnsureGpuKernel("identity", kFloat);
+  JobBuildContext job(test::MakeJobConf("two", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", Shape({4, 4}), kFloat, "0:0-1");
+  std::string blob = x;
+  for (const std::string& name : {"a", "b", "c", "d"}) {
+    blob = Identity(job, name, blob, GpuPlacement("0:0-1"), name[0] % 2 ? "P" : "B");
+  }
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(2));
+  const TaskNode& first = InputNode(graph, NodeNamed(graph, "b@0"));
+  const TaskNode& second = InputNode(graph, NodeNamed(graph, "d@0"));
+  ASSERT_EQ(first.type(), kCollectiveNode);
+  ASSERT_EQ(second.type(), kCollectiveNode);
+  EXPECT_LT(first.collective().collective_id(), second.collective().collective_id());
 }
 
 }  // namespace
