@@ -149,7 +149,10 @@ void Session::Start() {
   if (runtime_options.compute_threads == 0) {
     std::set<int64_t> used_threads;
     for (const TaskProto& task : plan_.task()) {
-      if (task.machine_id() == 0) { used_threads.insert(task.thread_id()); }
+      // GPU threads only enqueue work: the cores go to the CPU devices.
+      if (task.machine_id() == 0 && task.device_tag() != "gpu") {
+        used_threads.insert(task.thread_id());
+      }
     }
     const int64_t cores = std::max<int64_t>(
         1, std::thread::hardware_concurrency() / std::max<int64_t>(1, options_.processes_per_host));
