@@ -35,6 +35,9 @@ class DataPlane {
   int64_t machine_id() const { return machine_id_; }
   int64_t machine_num() const { return machine_num_; }
   const std::shared_ptr<gloo::Context>& world() const { return world_; }
+  // The control plane's key-value store (for rendezvous of other transports, such as NCCL's
+  // unique ids); keys should be prefixed by the caller.
+  gloo::rendezvous::Store& store() { return store_; }
   // A full mesh of `size` ranks, of which this call is `rank`; every member calls it with the
   // same `key` at about the same time (it blocks until all have).
   std::shared_ptr<gloo::Context> ConnectGroup(const std::string& key, int64_t rank, int64_t size);

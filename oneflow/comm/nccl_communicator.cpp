@@ -2,12 +2,14 @@
 
 #include "oneflow/comm/nccl_communicator.h"
 
+#include <gloo/rendezvous/store.h>
 #include <nccl.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
 
+#include "oneflow/comm/data_plane.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
@@ -42,10 +44,6 @@ ncclDataType_t NcclDataType(DataType data_type) {
       << "NCCL collectives of dtype " << DataTypeName(data_type) << " are not supported";
 }
 
-std::vector<int64_t> RankDevices(const CollectiveTaskProto& task) {
-  return std::vector<int64_t>(task.rank_device().begin(), task.rank_device().end());
-}
-
 bool IsGpuCollective(const TaskProto& task, int64_t machine_id) {
   return task.task_type() == kCollective && task.device_tag() == "gpu" &&
          task.machine_id() == machine_id;
@@ -60,16 +58,21 @@ bool NcclCommunicator::Needed(const Plan& plan, int64_t machine_id) {
   return false;
 }
 
-NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id) {
-  std::set<std::vector<int64_t>> rank_sets;
+NcclCommunicator::RankSet NcclCommunicator::RanksOf(const CollectiveTaskProto& task) {
+  RankSet ranks;
+  for (int64_t rank = 0; rank < task.rank_device_size(); ++rank) {
+    ranks.emplace_back(task.rank_machine(rank), task.rank_device(rank));
+  }
+  return ranks;
+}
+
+NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id, DataPlane* plane,
+                                   const std::string& key) {
+  std::set<RankSet> rank_sets;
   for (const TaskProto& task : plan.task()) {
     if (!IsGpuCollective(task, machine_id)) { continue; }
     const CollectiveTaskProto& collective = task.collective();
-    for (int64_t machine : collective.rank_machine()) {
-      OF_CHECK(machine == machine_id) << "GPU collective " << collective.collective_id()
-                                      << " spans machines; NCCL runs within one process here";
-    }
-    rank_sets.insert(RankDevices(collective));
+    rank_sets.insert(RanksOf(collective));
     const int64_t gpu = collective.rank_device(collective.rank());
     sequences_[gpu].order[task.job_id()].push_back(collective.collective_id());
   }
@@ -80,19 +83,61 @@ NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id) {
       for (size_t i = 0; i < order.size(); ++i) { sequence.position[order[i]] = i; }
     }
   }
-  for (const std::vector<int64_t>& devices : rank_sets) {
-    std::vector<ncclComm_t> comms(devices.size());
-    std::vector<int> ordinals(devices.begin(), devices.end());
-    const ncclResult_t status =
-        ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), ordinals.data());
-    if (status != ncclSuccess) {
-      std::string names;
-      for (int64_t device : devices) { names += (names.empty() ? "" : ",") + std::to_string(device); }
-      throw Error(ErrorKind::kRuntime) << "NCCL could not connect GPUs " << names << ": "
-                                       << ncclGetErrorString(status);
-    }
-    for (size_t i = 0; i < devices.size(); ++i) { comms_[{devices, devices[i]}] = comms[i]; }
+  // Every machine walks the rank sets in the same (sorted) order, so the blocking
+  // initialisations meet.
+  for (const RankSet& ranks : rank_sets) { Connect(ranks, machine_id, plane, key); }
+}
+
+void NcclCommunicator::Connect(const RankSet& ranks, int64_t machine_id, DataPlane* plane,
+                               const std::string& key) {
+  std::string names;
+  bool local_only = true;
+  std::vector<int64_t> local_ranks;
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    names += (names.empty() ? "" : ",") + std::to_string(ranks[rank].first) + ":" +
+             std::to_string(ranks[rank].second);
+    local_only = local_only && ranks[rank].first == machine_id;
+    if (ranks[rank].first == machine_id) { local_ranks.push_back(static_cast<int64_t>(rank)); }
   }
+  const auto fail = [&](const char* what, ncclResult_t status) {
+    throw Error(ErrorKind::kRuntime) << "NCCL could not connect GPUs " << names << " (" << what
+                                     << "): " << ncclGetErrorString(status);
+  };
+  std::vector<ncclComm_t> comms(local_ranks.size());
+  if (local_only) {
+    std::vector<int> ordinals;
+    for (const auto& rank : ranks) { ordinals.push_back(static_cast<int>(rank.second)); }
+    const ncclResult_t status =
+        ncclCommInitAll(comms.data(), static_cast<int>(ordinals.size()), ordinals.data());
+    if (status != ncclSuccess) { fail("ncclCommInitAll", status); }
+  } else {
+    OF_CHECK(plane != nullptr) << "GPU collective over " << names
+                               << " spans machines, but this runtime has no data plane";
+    // The first rank's machine makes the id; the others wait for it in the store.
+    const std::string id_key = key + "/nccl/" + names;
+    ncclUniqueId id;
+    if (ranks.front().first == machine_id) {
+      const ncclResult_t status = ncclGetUniqueId(&id);
+      if (status != ncclSuccess) { fail("ncclGetUniqueId", status); }
+      plane->store().set(id_key, std::vector<char>(id.internal, id.internal + sizeof(id.internal)));
+    } else {
+      const std::vector<char> bytes = plane->store().get(id_key);
+      OF_CHECK(bytes.size() == sizeof(id.internal))
+          << "NCCL unique id for GPUs " << names << ": " << bytes.size() << " bytes";
+      std::copy(bytes.begin(), bytes.end(), id.internal);
+    }
+    ncclResult_t status = ncclGroupStart();
+    if (status != ncclSuccess) { fail("ncclGroupStart", status); }
+    for (size_t i = 0; i < local_ranks.size(); ++i) {
+      OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(ranks[local_ranks[i]].second)));
+      status = ncclCommInitRank(&comms[i], static_cast<int>(ranks.size()), id,
+                                static_cast<int>(local_ranks[i]));
+      if (status != ncclSuccess) { fail("ncclCommInitRank", status); }
+    }
+    status = ncclGroupEnd();
+    if (status != ncclSuccess) { fail("ncclGroupEnd", status); }
+  }
+  for (size_t i = 0; i < local_ranks.size(); ++i) { comms_[{ranks, local_ranks[i]}] = comms[i]; }
 }
 
 NcclCommunicator::~NcclCommunicator() {
@@ -140,12 +185,12 @@ void NcclCommunicator::Enqueue(const Pending& pending) {
   OF_CHECK(device != nullptr) << "GPU collective " << task.collective_id()
                               << " was submitted from a thread that is not a GPU's";
   try {
-    const std::vector<int64_t> devices = RankDevices(task);
-    auto comm = static_cast<ncclComm_t>(comms_.at({devices, devices.at(task.rank())}));
+    const RankSet ranks = RanksOf(task);
+    auto comm = static_cast<ncclComm_t>(comms_.at({ranks, task.rank()}));
     const BlobDesc logical = BlobDesc::FromProto(task.logical_blob_desc());
     const ncclDataType_t data_type = NcclDataType(logical.data_type);
     const size_t total = static_cast<size_t>(logical.shape.elem_count());
-    const size_t part = total / devices.size();
+    const size_t part = total / ranks.size();
     cudaStream_t stream = device->cuda_stream();
     switch (task.kind()) {
       case kAllReduce:

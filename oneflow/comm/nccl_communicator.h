@@ -1,8 +1,10 @@
 #pragma once
-// Collectives among the GPUs of this process, on NCCL (CUDA builds). The compiler makes GPU
-// collective tasks only where NCCL's layout is ours (all-reduce of whole buffers, reduce-scatter
-// and all-gather of even splits along axis 0; reshard.h). One NCCL communicator per rank set and
-// GPU, created when the runtime starts (ncclCommInitAll).
+// Collectives among GPUs, on NCCL (CUDA builds). The compiler makes GPU collective tasks only
+// where NCCL's layout is ours (all-reduce of whole buffers, reduce-scatter and all-gather of even
+// splits along axis 0; reshard.h). One NCCL communicator per rank set and local GPU, created when
+// the runtime starts: within one process with ncclCommInitAll; across machines the first rank's
+// machine makes the NCCL unique id and hands it to the others through the control plane's store
+// (the data plane's), then every machine initialises its ranks (ncclCommInitRank in a group).
 //
 // NCCL kernels of one GPU run in its stream's order and wait for their peers, so every GPU must
 // enqueue the collectives it shares with others in one order, or two GPUs could each wait for a
@@ -16,6 +18,7 @@
 #ifdef ONEFLOW_WITH_CUDA
 
 #include <map>
+#include <string>
 #include <tuple>
 #include <memory>
 #include <utility>
@@ -25,11 +28,15 @@
 
 namespace oneflow {
 
+class DataPlane;
+
 class NcclCommunicator final : public Communicator {
  public:
-  // Communicators for every GPU collective of `plan` on machine `machine_id`. Throws
+  // Communicators for every GPU collective of `plan` on machine `machine_id`. `plane` (null in a
+  // single-process run) carries the unique ids of rank sets that span machines, under `key`
+  // (unique per started Plan). Blocks until every machine has done the same. Throws
   // Error(kRuntime) naming the GPUs when NCCL cannot set them up.
-  NcclCommunicator(const Plan& plan, int64_t machine_id);
+  NcclCommunicator(const Plan& plan, int64_t machine_id, DataPlane* plane, const std::string& key);
   ~NcclCommunicator() override;
 
   // From the runtime thread of the rank's GPU (call.device is its CudaDeviceContext).
@@ -56,8 +63,13 @@ class NcclCommunicator final : public Communicator {
   void Enqueue(const Pending& pending);
 
   std::map<int64_t, Sequence> sequences_;  // GPU -> its sequence
-  // (rank set, GPU) -> communicator (an ncclComm_t).
-  std::map<std::pair<std::vector<int64_t>, int64_t>, void*> comms_;
+  // A collective's ranks: (machine, GPU) of each.
+  using RankSet = std::vector<std::pair<int64_t, int64_t>>;
+  static RankSet RanksOf(const CollectiveTaskProto& task);
+  void Connect(const RankSet& ranks, int64_t machine_id, DataPlane* plane, const std::string& key);
+
+  // (rank set, rank) -> communicator (an ncclComm_t) of the ranks on this machine.
+  std::map<std::pair<RankSet, int64_t>, void*> comms_;
 };
 
 }  // namespace oneflow

@@ -31,7 +31,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
       });
 #ifdef ONEFLOW_WITH_CUDA
   if (NcclCommunicator::Needed(plan_, machine_id_)) {
-    gpu_communicator_ = std::make_unique<NcclCommunicator>(plan_, machine_id_);
+    gpu_communicator_ = std::make_unique<NcclCommunicator>(
+        plan_, machine_id_, options.data_plane, "plan" + std::to_string(options.generation));
     actor_context_.gpu_communicator = gpu_communicator_.get();
   }
 #endif

@@ -57,13 +57,10 @@ class Resharder {
         src_sbp_(Normalized(src)),
         dst_sbp_(Normalized(dst)) {}
 
-  // GPU blobs on the same GPUs of one machine: an NCCL collective where NCCL's layout is ours
+  // GPU blobs on the same GPUs (of any machines): an NCCL collective where NCCL's layout is ours
   // (whole buffers, or even splits along axis 0); false when the host must box the blob.
   bool NcclCollective(std::vector<int64_t>* nodes) {
     if (!SameDevices(src_, dst_) || Count(src_) < 2) { return false; }
-    for (const DeviceId& device : src_.devices) {
-      if (device.machine != src_.devices.front().machine) { return false; }
-    }
     const auto even_split_0 = [&](const SbpParallel& sbp) {
       return sbp.has_split_parallel() && sbp.split_parallel().axis() == 0 &&
              logical_.shape.num_axes() > 0 && logical_.shape.At(0) % Count(src_) == 0;

@@ -13,8 +13,8 @@
 //     slice-boxing node on its device from the source parts that overlap it (summing partial
 //     sums).
 // GPU memory: a blob that changes only between host and GPU memory gets a copy node per device
-// (H2D or D2H, on the GPU); GPU parts on the same GPU are read directly; on the same GPUs of one
-// machine, P -> B, P -> S(0) and S(0) -> B (even splits) are NCCL collectives on the GPUs; any
+// (H2D or D2H, on the GPU); GPU parts on the same GPU are read directly; on the same GPUs (of any
+// machines), P -> B, P -> S(0) and S(0) -> B (even splits) are NCCL collectives on the GPUs; any
 // other conversion of a GPU blob goes to host memory, is done there as above, and comes back.
 
 #include <cstdint>
