@@ -33,6 +33,10 @@ std::string DataTypeName(DataType data_type) {
 
 bool IsFloatingDataType(DataType data_type) { return data_type == kFloat || data_type == kDouble; }
 
+bool IsFloatingOrHalfDataType(DataType data_type) {
+  return IsFloatingDataType(data_type) || data_type == kFloat16;
+}
+
 bool IsIntegralDataType(DataType data_type) {
   return data_type == kInt8 || data_type == kInt32 || data_type == kInt64 || data_type == kUInt8;
 }

@@ -11,7 +11,10 @@ namespace oneflow {
 int64_t SizeOf(DataType data_type);
 // Python-facing name: "float32", "float64", "int8", "int32", "int64", "uint8".
 std::string DataTypeName(DataType data_type);
+// float32 and float64: the dtypes the CPU kernels compute in.
 bool IsFloatingDataType(DataType data_type);
+// ... and float16, which ops on GPUs compute in under auto mixed precision.
+bool IsFloatingOrHalfDataType(DataType data_type);
 bool IsIntegralDataType(DataType data_type);
 
 template <typename T>

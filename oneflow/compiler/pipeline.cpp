@@ -4,6 +4,8 @@ namespace oneflow {
 
 std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline() {
   std::vector<std::unique_ptr<Pass>> passes;
+  // Jobs with enable_auto_mixed_precision, before autograd differentiates the forward:
+  passes.push_back(MakeAutoMixedPrecisionPass());  // float16 casts around GPU matmuls/convs
   // Train jobs only (each pass checks job_conf.is_train):
   passes.push_back(MakeTrainStepPass());    // train step counter + learning rate op
   passes.push_back(MakeAutogradPass());     // backward ops from each op's gradient rule

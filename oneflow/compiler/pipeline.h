@@ -2,6 +2,8 @@
 // The compiler's pass pipeline: the readable spec of how a traced Job is completed.
 
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "oneflow/compiler/pass.h"
@@ -13,6 +15,7 @@ std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline();
 void CompleteJob(JobBuildContext& job);
 
 // Factories, one per pass file.
+std::unique_ptr<Pass> MakeAutoMixedPrecisionPass();
 std::unique_ptr<Pass> MakeTrainStepPass();
 std::unique_ptr<Pass> MakeAutogradPass();
 std::unique_ptr<Pass> MakeOptimizerPass();
@@ -29,5 +32,14 @@ std::string TrainStepVariableName(const std::string& job_name);
 std::string LearningRateLbn(const std::string& job_name, int64_t optimizer_index = 0);
 std::string LossScaleVariableName(const std::string& job_name);
 std::string GoodStepCounterVariableName(const std::string& job_name);
+
+// The op types of the auto_mixed_precision pass (compiler/passes/auto_mixed_precision.cpp).
+struct AutoMixedPrecisionLists {
+  std::set<std::string> white;  // float16 whenever they run on GPUs
+  std::set<std::string> black;  // float32 always; what they feed through gray ops too
+  std::set<std::string> gray;   // float16 between white ops
+  std::set<std::string> clear;  // only move data: float16 next to white ops
+};
+const AutoMixedPrecisionLists& DefaultAutoMixedPrecisionLists();
 
 }  // namespace oneflow

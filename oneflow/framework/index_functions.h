@@ -13,7 +13,8 @@
 
 namespace oneflow {
 
-// Every dtype that ops which only move elements (slice, concat, gather, pad) accept.
+// Every dtype that ops which only move elements (slice, concat, gather, pad) accept; float16
+// since auto mixed precision may run them in it on GPUs (their CPU kernels stay without).
 const std::vector<DataType>& MovableDataTypes();
 
 // Index blobs (gather indices, segment ids, scatter indices, one_hot indices).

@@ -23,7 +23,7 @@ void InferActivationGrad(InferContext& ctx, const std::string& op_type,
                          const std::string& forward) {
   const BlobDesc& y = ctx.Input(forward);
   const BlobDesc& dy = ctx.Input("dy");
-  CheckFloatingDataType(op_type, forward, y.data_type);
+  CheckFloatingOrHalfDataType(op_type, forward, y.data_type);
   CheckSameDataType(op_type, forward, y.data_type, "dy", dy.data_type);
   if (y.shape != dy.shape) {
     throw Error(ErrorKind::kValue) << op_type << ": " << forward << " " << y.shape.ToString()
@@ -168,6 +168,11 @@ void CheckSameDataType(const std::string& op_type, const std::string& first_name
 void CheckFloatingDataType(const std::string& op_type, const std::string& argument,
                            DataType data_type) {
   CheckDataTypeIn(op_type, argument, data_type, {kFloat, kDouble});
+}
+
+void CheckFloatingOrHalfDataType(const std::string& op_type, const std::string& argument,
+                                 DataType data_type) {
+  CheckDataTypeIn(op_type, argument, data_type, {kFloat, kDouble, kFloat16});
 }
 
 void CheckDataTypeIn(const std::string& op_type, const std::string& argument, DataType data_type,

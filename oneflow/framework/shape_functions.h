@@ -69,6 +69,12 @@ void CheckSameDataType(const std::string& op_type, const std::string& first_name
 void CheckFloatingDataType(const std::string& op_type, const std::string& argument,
                            DataType data_type);
 
+// TypeError unless `data_type` is float32, float64 or float16: the check of the ops that auto
+// mixed precision may run in float16 on GPUs (compiler/passes/auto_mixed_precision.cpp). Their CPU
+// kernels stay float32/float64, so float16 on the CPU still fails, at the kernel lookup.
+void CheckFloatingOrHalfDataType(const std::string& op_type, const std::string& argument,
+                                 DataType data_type);
+
 // TypeError unless `data_type` is one of `allowed`; the message lists the allowed dtypes.
 void CheckDataTypeIn(const std::string& op_type, const std::string& argument, DataType data_type,
                      const std::vector<DataType>& allowed);

@@ -14,7 +14,7 @@ void InferAddN(InferContext& ctx) {
   int64_t count = ctx.InputCount("in");
   if (count < 1) { throw Error(ErrorKind::kValue) << "add_n: needs at least one input"; }
   const BlobDesc& first = ctx.Input("in", 0);
-  CheckDataTypeIn("add_n", "in[0]", first.data_type, {kFloat, kDouble, kInt32, kInt64});
+  CheckDataTypeIn("add_n", "in[0]", first.data_type, {kFloat, kDouble, kFloat16, kInt32, kInt64});
   for (int64_t index = 1; index < count; ++index) {
     const BlobDesc& other = ctx.Input("in", index);
     std::string name = "in[" + std::to_string(index) + "]";

@@ -11,7 +11,7 @@ namespace {
 void InferBiasAdd(InferContext& ctx) {
   const BlobDesc& a = ctx.Input("a");
   const BlobDesc& b = ctx.Input("b");
-  CheckFloatingDataType("bias_add", "a", a.data_type);
+  CheckFloatingOrHalfDataType("bias_add", "a", a.data_type);
   CheckSameDataType("bias_add", "a", a.data_type, "b", b.data_type);
   int64_t axis = NormalizeAxis("bias_add", "axis", ctx.Attr<int64_t>("axis"), a.shape.num_axes());
   if (b.shape.num_axes() != 1 || b.shape.At(0) != a.shape.At(axis)) {

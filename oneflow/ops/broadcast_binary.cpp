@@ -5,6 +5,8 @@
 // Gradients are built from existing ops; reduce_sum_like sums a gradient back to an input's
 // shape where that input was broadcast.
 
+#include <set>
+
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/framework/shape_functions.h"
@@ -275,6 +277,10 @@ InferFn MakeBroadcastInfer(const BinaryOpSpec& spec) {
   const std::string op_type = spec.op_type;
   const bool compare = spec.kind == BinaryKind::kCompare;
   std::vector<DataType> allowed = {kFloat, kDouble};
+  // The arithmetic four may run in float16 under auto mixed precision (its gray list).
+  static const std::set<std::string> kHalfOps = {"broadcast_add", "broadcast_sub",
+                                                 "broadcast_mul", "broadcast_div"};
+  if (kHalfOps.count(op_type)) { allowed.push_back(kFloat16); }
   if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt32, kInt64}); }
   if (compare) { allowed.push_back(kInt8); }
   return [op_type, compare, allowed](InferContext& ctx) {

@@ -1,5 +1,6 @@
 // cast: out = in converted to `dtype`. The gradient casts the output's gradient back, for
-// floating inputs only (integers carry no gradient).
+// floating inputs and outputs only, float16 included (integers carry no gradient); auto mixed
+// precision relies on it.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -24,8 +25,8 @@ void InferCast(InferContext& ctx) {
 void GenerateCastGrad(GradContext& ctx) {
   std::string in = ctx.Input("in");
   DataType in_data_type = ctx.Desc(in).data_type;
-  if (!ctx.NeedInputGrad("in") || !IsFloatingDataType(in_data_type)) { return; }
-  if (!IsFloatingDataType(ctx.Desc(ctx.Output("out")).data_type)) { return; }  // float16 too
+  if (!ctx.NeedInputGrad("in") || !IsFloatingOrHalfDataType(in_data_type)) { return; }
+  if (!IsFloatingOrHalfDataType(ctx.Desc(ctx.Output("out")).data_type)) { return; }
   std::string din = ctx.AddOp(
       "in_grad",
       OpConfBuilder("cast", "").Input("in", ctx.OutputGrad("out")).Attr("dtype", in_data_type));
@@ -41,8 +42,8 @@ REGISTER_OP("cast")
     .SetInferFn(InferCast)
     .SetSbpFn([](SbpContext& ctx) {
       // Partial sums survive only a cast between floating types.
-      bool linear = IsFloatingDataType(ctx.LogicalInput("in").data_type) &&
-                    IsFloatingDataType(ctx.Attr<DataType>("dtype"));
+      bool linear = IsFloatingOrHalfDataType(ctx.LogicalInput("in").data_type) &&
+                    IsFloatingOrHalfDataType(ctx.Attr<DataType>("dtype"));
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), linear);
     })
     .SetGradFn(GenerateCastGrad);

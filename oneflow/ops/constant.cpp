@@ -44,7 +44,10 @@ REGISTER_OP("constant_like")
     .Output("out")
     .Attr<double>("value", 0.0)
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "constant_like", "like", "out", kConstantDataTypes);
+      // A zero gradient of a float16 blob (auto mixed precision) is one too.
+      std::vector<DataType> allowed = kConstantDataTypes;
+      allowed.push_back(kFloat16);
+      InferElementwiseUnary(ctx, "constant_like", "like", "out", allowed);
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("like").shape.num_axes(), false);

@@ -41,7 +41,7 @@ int64_t ActivationChannelAxis(const std::string& data_format, int64_t spatial_ax
 WindowGeometry CheckConv(const std::string& op_type, int64_t spatial_axes, const OperatorConf& conf,
                          const Shape& in, const Shape& weight, DataType in_type,
                          DataType weight_type) {
-  CheckFloatingDataType(op_type, "in", in_type);
+  CheckFloatingOrHalfDataType(op_type, "in", in_type);
   CheckSameDataType(op_type, "in", in_type, "weight", weight_type);
   if (weight.num_axes() != spatial_axes + 2) {
     throw Error(ErrorKind::kValue)
@@ -347,7 +347,7 @@ void InferDeconv(InferContext& ctx) {
   const int64_t spatial_axes = kDeconvSpatialAxes;
   const BlobDesc& in = ctx.Input("in");
   const BlobDesc& weight = ctx.Input("weight");
-  CheckFloatingDataType(op_type, "in", in.data_type);
+  CheckFloatingOrHalfDataType(op_type, "in", in.data_type);
   CheckSameDataType(op_type, "in", in.data_type, "weight", weight.data_type);
   if (in.shape.num_axes() != spatial_axes + 2 || weight.shape.num_axes() != spatial_axes + 2) {
     throw Error(ErrorKind::kValue)

@@ -37,7 +37,7 @@ REGISTER_OP("dropout")
     .Attr<int64_t>("seed", 0)
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& x = ctx.Input("x");
-      CheckFloatingDataType("dropout", "x", x.data_type);
+      CheckFloatingOrHalfDataType("dropout", "x", x.data_type);
       const double rate = ctx.Attr<double>("rate");
       if (!(rate >= 0.0 && rate < 1.0)) {
         throw Error(ErrorKind::kValue) << "dropout: rate must be in [0, 1), got " << rate;
@@ -57,7 +57,7 @@ REGISTER_OP("dropout_grad")
     .RequiredAttr<double>("scale")
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& dy = ctx.Input("dy");
-      CheckFloatingDataType("dropout_grad", "dy", dy.data_type);
+      CheckFloatingOrHalfDataType("dropout_grad", "dy", dy.data_type);
       CheckDataTypeIn("dropout_grad", "mask", ctx.Input("mask").data_type, {kInt8});
       if (ctx.Input("mask").shape != dy.shape) {
         throw Error(ErrorKind::kValue)

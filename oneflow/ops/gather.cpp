@@ -78,7 +78,7 @@ void GenerateGatherGrad(GradContext& ctx) {
 Shape InferSegmentSum(const std::string& op_type, const BlobDesc& data,
                       const BlobDesc& segment_ids, int64_t* axis, int64_t batch_dims,
                       int64_t num_segments) {
-  CheckDataTypeIn(op_type, "data", data.data_type, {kFloat, kDouble, kInt32, kInt64});
+  CheckDataTypeIn(op_type, "data", data.data_type, {kFloat, kDouble, kFloat16, kInt32, kInt64});
   CheckDataTypeIn(op_type, "segment_ids", segment_ids.data_type, IndexDataTypes());
   const Shape& ids = segment_ids.shape;
   const int64_t gathered = ids.num_axes() - batch_dims;

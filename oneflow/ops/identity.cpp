@@ -12,7 +12,7 @@ REGISTER_OP("identity")
     .Output("out")
     .SetInferFn([](InferContext& ctx) {
       InferElementwiseUnary(ctx, "identity", "in", "out",
-                            {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8});
+                            {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64, kUInt8});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), true);

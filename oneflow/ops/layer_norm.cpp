@@ -53,7 +53,7 @@ void CheckParam(InferContext& ctx, const std::string& op_type, const std::string
 
 LayerNormAxes CheckX(InferContext& ctx, const std::string& op_type) {
   const BlobDesc& x = ctx.Input("x");
-  CheckFloatingDataType(op_type, "x", x.data_type);
+  CheckFloatingOrHalfDataType(op_type, "x", x.data_type);
   if (x.shape.num_axes() < 1) {
     throw Error(ErrorKind::kValue) << op_type << ": x must have at least 1 axis, got "
                                    << x.shape.ToString();

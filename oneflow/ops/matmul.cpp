@@ -54,7 +54,7 @@ void InferMatmul(InferContext& ctx) {
   bool transpose_a = ctx.Attr<bool>("transpose_a");
   bool transpose_b = ctx.Attr<bool>("transpose_b");
   CheckMatmulRanks(a.shape, b.shape, transpose_a);
-  CheckFloatingDataType("matmul", "a", a.data_type);
+  CheckFloatingOrHalfDataType("matmul", "a", a.data_type);
   CheckSameDataType("matmul", "a", a.data_type, "b", b.data_type);
   int64_t a_offset = a.shape.num_axes() - 2;
   int64_t b_offset = b.shape.num_axes() - 2;

@@ -111,7 +111,7 @@ std::vector<int64_t> CheckPadding2d(const std::string& op_type, const Shape& x,
 
 void InferPad2d(InferContext& ctx, const std::string& op_type, bool reflect) {
   const BlobDesc& x = ctx.Input("x");
-  CheckFloatingDataType(op_type, "x", x.data_type);
+  CheckFloatingOrHalfDataType(op_type, "x", x.data_type);
   Shape y(CheckPadding2d(op_type, x.shape, Int64ListAttr(ctx.conf(), "padding"), reflect));
   ctx.Output("y") = BlobDesc{y, x.data_type};
 }
@@ -119,7 +119,7 @@ void InferPad2d(InferContext& ctx, const std::string& op_type, bool reflect) {
 void InferPad2dGrad(InferContext& ctx, const std::string& op_type, bool reflect) {
   const BlobDesc& dy = ctx.Input("dy");
   const BlobDesc& like = ctx.Input("like");
-  CheckFloatingDataType(op_type, "dy", dy.data_type);
+  CheckFloatingOrHalfDataType(op_type, "dy", dy.data_type);
   Shape y(CheckPadding2d(op_type, like.shape, Int64ListAttr(ctx.conf(), "padding"), reflect));
   if (y != dy.shape) {
     throw Error(ErrorKind::kValue) << op_type << ": dy " << dy.shape.ToString()

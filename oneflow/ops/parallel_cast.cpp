@@ -21,7 +21,7 @@ void CheckSbpAttr(const std::string& text, const std::string& attr) {
 
 void InferParallelCast(InferContext& ctx) {
   InferElementwiseUnary(ctx, "parallel_cast", "in", "out",
-                        {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8});
+                        {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64, kUInt8});
   CheckSbpAttr(ctx.Attr<std::string>("sbp"), "distribute");
   CheckSbpAttr(ctx.Attr<std::string>("grad_sbp"), "gradient_distribute");
   const std::string sbp = ctx.Attr<std::string>("sbp");

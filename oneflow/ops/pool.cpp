@@ -22,7 +22,7 @@ std::string PoolOpType(const std::string& kind, int64_t spatial_axes) {
 
 WindowGeometry CheckPool(const std::string& op_type, int64_t spatial_axes,
                          const OperatorConf& conf, const BlobDesc& x) {
-  CheckFloatingDataType(op_type, "x", x.data_type);
+  CheckFloatingOrHalfDataType(op_type, "x", x.data_type);
   return ComputeWindowGeometry(op_type, x.shape, spatial_axes, PoolWindowAttributes(conf));
 }
 

@@ -12,7 +12,8 @@ namespace {
 
 void InferReduceSum(InferContext& ctx) {
   const BlobDesc& input = ctx.Input("input_tensor");
-  CheckDataTypeIn("reduce_sum", "input_tensor", input.data_type, {kFloat, kDouble, kInt32, kInt64});
+  CheckDataTypeIn("reduce_sum", "input_tensor", input.data_type,
+                  {kFloat, kDouble, kFloat16, kInt32, kInt64});
   std::vector<int64_t> axes =
       NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.shape.num_axes());
   ctx.Output("output_tensor") =

@@ -25,7 +25,7 @@ REGISTER_OP("relu")
     .Input("x")
     .Output("y")
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "relu", "x", "y", {kFloat, kDouble});
+      InferElementwiseUnary(ctx, "relu", "x", "y", {kFloat, kDouble, kFloat16});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(), false);

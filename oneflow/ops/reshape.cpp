@@ -9,7 +9,8 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kReshapeDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8};
+const std::vector<DataType> kReshapeDataTypes = {kFloat, kDouble, kFloat16, kInt8,
+                                                 kInt32, kInt64,  kUInt8};
 
 std::string ElementCountText(int64_t count) {
   return std::to_string(count) + (count == 1 ? " element" : " elements");

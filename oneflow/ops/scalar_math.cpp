@@ -13,7 +13,7 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kScalarMathDataTypes = {kFloat, kDouble, kInt32, kInt64};
+const std::vector<DataType> kScalarMathDataTypes = {kFloat, kDouble, kFloat16, kInt32, kInt64};
 
 void GenerateScalarMulGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("in")) { return; }

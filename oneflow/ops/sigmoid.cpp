@@ -25,7 +25,7 @@ REGISTER_OP("sigmoid")
     .Input("x")
     .Output("y")
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "sigmoid", "x", "y", {kFloat, kDouble});
+      InferElementwiseUnary(ctx, "sigmoid", "x", "y", {kFloat, kDouble, kFloat16});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(), false);

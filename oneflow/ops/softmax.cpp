@@ -31,7 +31,7 @@ void InferSoftmax(InferContext& ctx, const std::string& op_type, const std::stri
         << op_type << ": " << input << " must have at least 1 axis, got " << in.shape.ToString();
   }
   NormalizeAxis(op_type, "axis", ctx.Attr<int64_t>("axis"), in.shape.num_axes());
-  InferElementwiseUnary(ctx, op_type, input, output, {kFloat, kDouble});
+  InferElementwiseUnary(ctx, op_type, input, output, {kFloat, kDouble, kFloat16});
 }
 
 GradFn SoftmaxGrad(const std::string& grad_type, const std::string& input,

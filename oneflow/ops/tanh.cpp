@@ -24,7 +24,7 @@ REGISTER_OP("tanh")
     .Input("x")
     .Output("y")
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "tanh", "x", "y", {kFloat, kDouble});
+      InferElementwiseUnary(ctx, "tanh", "x", "y", {kFloat, kDouble, kFloat16});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(), false);

@@ -9,7 +9,8 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kTransposeDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8};
+const std::vector<DataType> kTransposeDataTypes = {kFloat, kDouble, kFloat16, kInt8,
+                                                   kInt32, kInt64,  kUInt8};
 
 // Throws ValueError unless `perm` holds each of 0..rank-1 exactly once.
 void CheckPermutation(const std::vector<int64_t>& perm, const Shape& in) {

@@ -34,7 +34,7 @@ void CheckIntegerValue(const std::string& op_type, const std::string& what, doub
 
 void InferTril(InferContext& ctx, const std::string& op_type, bool scaled) {
   const BlobDesc& in = ctx.Input("in");
-  CheckDataTypeIn(op_type, "in", in.data_type, {kFloat, kDouble, kInt32, kInt64});
+  CheckDataTypeIn(op_type, "in", in.data_type, {kFloat, kDouble, kFloat16, kInt32, kInt64});
   if (in.shape.num_axes() < 2) {
     throw Error(ErrorKind::kValue) << op_type << ": the input must have rank >= 2 (matrices in "
                                    << "its last two axes), got shape " << in.shape.ToString();

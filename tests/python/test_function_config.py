@@ -86,8 +86,6 @@ def test_every_tuning_knob_has_a_reason_and_is_callable():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda c: c.enable_auto_mixed_precision(True), "enable_auto_mixed_precision.*float16"),
-    (lambda c: c.enable_auto_mixed_precision(), "enable_auto_mixed_precision"),
     (lambda c: c.train.secondary_lr(0.1), r"train\.secondary_lr"),
     (lambda c: c.enable_qat(True), "quantization"),
     (lambda c: c.tensorrt.use_fp16(), r"tensorrt\.use_fp16"),
@@ -103,7 +101,6 @@ def test_settings_that_change_semantics_are_not_implemented(call, message):
 
 def test_semantic_settings_at_their_default_value_are_accepted():
     config = flow.FunctionConfig()
-    config.enable_auto_mixed_precision(False)
     config.enable_qat(False)
     config.tensorrt.use_fp16(False)
     config.enable_non_distributed_optimizer(True)

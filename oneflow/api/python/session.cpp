@@ -190,14 +190,28 @@ void BindSession(py::module_& module) {
            // The cluster outlives the session (Python's env holds it).
            py::keep_alive<1, 7>())
       .def("open_job",
-           [](Session& session, const std::string& job_name, bool is_train, int data_type) {
+           [](Session& session, const std::string& job_name, bool is_train, int data_type,
+              bool enable_auto_mixed_precision) {
              JobConf conf;
              conf.set_job_name(job_name);
              conf.set_is_train(is_train);
              conf.set_default_data_type(static_cast<DataType>(data_type));
+             conf.set_enable_auto_mixed_precision(enable_auto_mixed_precision);
              session.OpenJob(conf);
-           })
+           },
+           py::arg("job_name"), py::arg("is_train"), py::arg("data_type"),
+           py::arg("enable_auto_mixed_precision") = false)
       .def("close_job", &Session::CloseJob)
+      .def("auto_mixed_precision_cast_count",
+           [](Session& session, const std::string& job_name) {
+             int64_t count = 0;
+             for (const OperatorConf& op : session.GetJob(job_name).op()) {
+               count += op.created_by_pass() == "auto_mixed_precision" ? 1 : 0;
+             }
+             return count;
+           },
+           "The casts the auto_mixed_precision pass added to closed job `job_name` (0: it runs "
+           "in float32).")
       .def("abort_job", &Session::AbortJob)
       .def("has_job", &Session::HasJob)
       .def("remove_job", &Session::RemoveJob)

@@ -138,7 +138,7 @@ class AutogradPass final : public Pass {
       if (!depends) { continue; }
       for (const auto& entry : op.output()) {
         for (const std::string& lbn : entry.second.value()) {
-          if (IsFloatingDataType(job.LogicalBlobDesc(lbn).data_type)) {
+          if (IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type)) {
             depends_on_variable.insert(lbn);
           }
         }

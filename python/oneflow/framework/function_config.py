@@ -2,7 +2,7 @@
 
 Every setting OneFlow 0.3's FunctionConfig had falls in exactly one of three groups:
   - implemented: the methods of FunctionConfig below (data type, logical view, placement,
-    default initializer, optimizer placement);
+    default initializer, optimizer placement, auto mixed precision);
   - accepted and ignored: _TUNING_NO_OPS, knobs that change speed or memory but not the numbers
     a job computes (or that OneFlow 0.3 itself had deprecated to no effect);
   - not implemented: _NOT_IMPLEMENTED, settings that would change what a job computes; they
@@ -75,7 +75,6 @@ _TUNING_NO_OPS = {
 # name -> (values that keep OneFlow's default behaviour, what the setting would do). A setter
 # called without a value means True, as in OneFlow 0.3.
 _NOT_IMPLEMENTED = {
-    "enable_auto_mixed_precision": ((False,), "float16 mixed precision is not supported"),
     "enable_quantization_aware_training": (
         (False,), "quantization aware training is not supported"),
     "enable_qat": ((False,), "quantization aware training is not supported"),
@@ -205,6 +204,17 @@ class FunctionConfig:
         # The legacy train.* settings (primary_lr, model_update_conf, loss_scale_factor): the
         # optimizer of a train job that calls flow.losses.add_loss instead of minimize.
         self._legacy_train = {}
+        self._auto_mixed_precision = False
+
+    def enable_auto_mixed_precision(self, value=True):
+        """OneFlow 0.3's automatic mixed precision: matmuls and convolutions that run on GPUs,
+        and the elementwise and data-moving ops between them, compute in float16; variables,
+        reductions and losses stay float32. A train job without a loss scale gets dynamic loss
+        scaling. Ops on CPU devices are not changed, so without GPUs the job runs in float32."""
+        if not isinstance(value, bool):
+            raise TypeError("FunctionConfig.enable_auto_mixed_precision takes a bool, got %r"
+                            % (value,))
+        self._auto_mixed_precision = value
 
     def default_data_type(self, dtype=None):
         """The data type of the job's blobs where an op does not say (default float32)."""

@@ -94,6 +94,15 @@ class Session:
               "(oneflow.config.gpu_device_num == oneflow.config.cpu_device_num)" % why,
               file=sys.stderr)
 
+    def note_float32_under_amp(self, job_name):
+        """Printed once per process when enable_auto_mixed_precision changed nothing in a job:
+        it only converts ops that run on GPUs."""
+        if _DefaultSession.amp_note_printed or self.cpp.auto_mixed_precision_cast_count(job_name):
+            return
+        _DefaultSession.amp_note_printed = True
+        print("INFO: auto mixed precision applies to ops that run on GPUs; job %r has none that "
+              "it can convert, so it runs in float32" % job_name, file=sys.stderr)
+
     @property
     def started(self):
         return self.cpp is not None
@@ -224,13 +233,16 @@ class Session:
         from oneflow.framework import function as function_util
 
         cpp = self.cpp
-        cpp.open_job(desc.name, desc.is_train, desc.config.data_type().value)
+        cpp.open_job(desc.name, desc.is_train, desc.config.data_type().value,
+                     desc.config._auto_mixed_precision)
         self.tracing_job = desc
         self.scope = scope_util.ScopeStack()
         try:
             function_util.trace(self, desc)
             cpp.close_job()
             desc.traced = True
+            if desc.config._auto_mixed_precision:
+                self.note_float32_under_amp(desc.name)
         except BaseException:
             cpp.abort_job()
             raise
@@ -357,6 +369,7 @@ class _DefaultSession:
 
     session = None
     gpu_note_printed = False
+    amp_note_printed = False
 
 
 def default_session():
