@@ -480,7 +480,7 @@ def parent_main(args):
             if "steps" not in settings and case != "environment":
                 sides = ([] if args.torch_only else ["oneflow"]) + (
                     [] if args.no_torch else ["torch"])
-            elif args.torch_only:
+            elif args.torch_only and case != "environment":
                 sides = []
                 record["skipped"] = "--torch-only"
             for side in sides:
