@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# One command for a machine with an NVIDIA GPU, in under 10 minutes: prints the environment,
+# builds with CUDA into build-gpu (CMake + Ninja, sm_90), then with ONEFLOW_GPU=1 runs the C++
+# tests, the Python GPU tests (tests/python/test_gpu.py and the op checker's GPU pass) and
+# benchmarks/gpu_benchmark.py. Every stage runs under `timeout` and within a total budget; a
+# failing stage does not stop the later ones; a table of (stage, seconds, status) ends the run.
+#
+#   bash scripts/gpu_check.sh          # on the GPU machine
+#   bash scripts/gpu_check.sh --cpu    # checks this script without a GPU: no nvidia-smi, GPU
+#                                      # execution off, the benchmark in --device cpu --tiny mode
+#
+# The package is used the development way (README.md): the build copies liboneflow.so and the
+# extension into python/oneflow/ (CMakeLists.txt, POST_BUILD), and PYTHONPATH=python imports it.
+# `pip install .` (scripts/run_tests.sh) is not used: setup.py takes no CUDA settings.
+# Settings (environment):
+#   GPU_CHECK_BUDGET       seconds for the whole run (default 570)
+#   GPU_CHECK_PYTHON       interpreter (default: python3 on the PATH, the one with PyTorch)
+#   GPU_CHECK_BUILD_DIR    build folder (default build-gpu)
+#   GPU_CHECK_BUILD_TARGET build only this target (default: everything)
+#   GPU_CHECK_CTEST_DIR    where ctest runs (default: the build folder)
+#   GPU_CHECK_PYTHONPATH   where `import oneflow` comes from (default: python/ of this checkout)
+#   GPU_CHECK_PRETEND_MISSING  package names to treat as missing (checks the missing-deps path)
+# Exit status: 0 when every stage passed, 1 when one failed, 2 when build dependencies are missing.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+mode=gpu
+if [[ "${1:-}" == "--cpu" ]]; then
+  mode=cpu
+elif [[ $# -gt 0 ]]; then
+  echo "usage: bash scripts/gpu_check.sh [--cpu]" >&2
+  exit 64
+fi
+budget=${GPU_CHECK_BUDGET:-570}
+python=${GPU_CHECK_PYTHON:-$(command -v python3)}
+build_dir=${GPU_CHECK_BUILD_DIR:-build-gpu}
+ctest_dir=${GPU_CHECK_CTEST_DIR:-$build_dir}
+export PYTHONPATH="${GPU_CHECK_PYTHONPATH:-$root/python}${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+cores=$(nproc)
+workers=$((cores < 8 ? cores : 8))
+started=$SECONDS
+
+stage_names=()
+stage_seconds=()
+stage_status=()
+
+record() {  # record NAME SECONDS STATUS
+  stage_names+=("$1")
+  stage_seconds+=("$2")
+  stage_status+=("$3")
+}
+
+# stage NAME CAP_SECONDS COMMAND...: runs COMMAND under `timeout` (its cap, or what is left of
+# the budget if less) and records how it went.
+stage() {
+  local name=$1 cap=$2
+  shift 2
+  local left=$((budget - (SECONDS - started)))
+  local limit=$((cap < left ? cap : left))
+  if ((limit < 10)); then
+    echo "== [$name] skipped: the budget of ${budget} s is spent"
+    record "$name" 0 "skipped (budget spent)"
+    return 0
+  fi
+  echo
+  echo "== [$name] (timeout ${limit} s)"
+  local begin=$SECONDS status
+  if declare -F "$1" >/dev/null; then
+    # A function of this script: `timeout` runs programs, so it runs in a bash that is given
+    # this script's functions and settings.
+    timeout -k 10 "$limit" bash -c "set -o pipefail; $(declare -f); $(declare -p python mode budget \
+      cores build_dir ctest_dir nvcc_path cmake_extra python_include 2>/dev/null); $*"
+  else
+    timeout -k 10 "$limit" "$@"
+  fi
+  status=$?
+  local took=$((SECONDS - begin))
+  case $status in
+    0) record "$name" "$took" "ok" ;;
+    124 | 137) record "$name" "$took" "TIMED OUT after ${limit} s" ;;
+    *) record "$name" "$took" "FAILED (exit $status)" ;;
+  esac
+  return 0
+}
+
+summary() {
+  echo
+  echo "== summary ($mode mode, $((SECONDS - started)) s of a ${budget} s budget)"
+  printf '%-24s %8s  %s\n' stage seconds status
+  local i failed=0
+  for i in "${!stage_names[@]}"; do
+    printf '%-24s %8s  %s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "${stage_status[$i]}"
+    [[ "${stage_status[$i]}" == ok || "${stage_status[$i]}" == skipped* ]] || failed=1
+  done
+  return $failed
+}
+
+# ---------------------------------------------------------------- environment
+nvcc_path=$(command -v nvcc || true)
+[[ -z "$nvcc_path" && -x /usr/local/cuda/bin/nvcc ]] && nvcc_path=/usr/local/cuda/bin/nvcc
+
+print_environment() {
+  echo "mode: $mode; cores: $cores; budget: ${budget} s; python: $python"
+  if [[ $mode == gpu ]]; then
+    nvidia-smi -L || echo "nvidia-smi -L failed"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  else
+    echo "nvidia-smi: skipped (--cpu)"
+  fi
+  if [[ -n "$nvcc_path" ]]; then "$nvcc_path" --version | tail -2; else echo "nvcc: not found"; fi
+  "$python" --version
+  "$python" - <<'EOF'
+try:
+    import torch
+    print("torch %s (CUDA %s): torch.cuda.is_available() = %s%s" % (
+        torch.__version__, torch.version.cuda, torch.cuda.is_available(),
+        " (%s)" % torch.cuda.get_device_name(0) if torch.cuda.is_available() else ""))
+except Exception as error:
+    print("torch: not importable (%s)" % error)
+EOF
+  cmake --version | head -1 || echo "cmake: not found"
+  uname -srm
+  [[ -r /etc/os-release ]] && grep PRETTY_NAME /etc/os-release
+  df -h . | tail -1
+}
+stage environment 60 print_environment
+
+# ---------------------------------------------------------------- build dependencies
+# Each Debian package the build needs (scripts/install_deps.sh) with a probe for what the build
+# uses from it, so that the same thing installed another way (pip's cmake, ninja or pybind11)
+# counts too.
+python_include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+has_header() {  # has_header NAME: NAME under one of the usual include folders
+  local folder
+  for folder in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu \
+                /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas; do
+    [[ -e "$folder/$1" ]] && return 0
+  done
+  return 1
+}
+python_has() { "$python" -c "import $1" >/dev/null 2>&1; }
+declare -A probes=(
+  [cmake]='command -v cmake'
+  [ninja-build]='command -v ninja'
+  [g++]='command -v g++'
+  [pkg-config]='command -v pkg-config'
+  [protobuf-compiler]='command -v protoc'
+  [libprotobuf-dev]='has_header google/protobuf/message.h'
+  [libgrpc++-dev]='pkg-config --exists grpc++'
+  [protobuf-compiler-grpc]='command -v grpc_cpp_plugin'
+  [libgloo-dev]='has_header gloo/allreduce.h'
+  [libopenblas-dev]='has_header cblas.h'
+  [libdnnl-dev]='has_header dnnl.hpp || has_header oneapi/dnnl/dnnl.hpp'
+  [libgtest-dev]='has_header gtest/gtest.h'
+  [pybind11-dev]='[[ -d /usr/lib/cmake/pybind11 ]] || python_has pybind11'
+  [python3-dev]='[[ -e "$python_include/Python.h" ]]'
+  [python3-numpy]='python_has numpy'
+  [python3-pytest]='python_has pytest'
+)
+missing=()
+check_dependencies() {
+  local package
+  missing=()
+  for package in "${!probes[@]}"; do
+    eval "${probes[$package]}" >/dev/null 2>&1 || missing+=("$package")
+  done
+  [[ -n "$nvcc_path" ]] || missing+=("CUDA toolkit (nvcc)")
+  [[ -z "${GPU_CHECK_PRETEND_MISSING:-}" ]] || missing+=($GPU_CHECK_PRETEND_MISSING)
+}
+check_dependencies
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "missing build dependencies: ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null \
+      && timeout 60 apt-get update -q -o Acquire::Retries=0 >/dev/null 2>&1; then
+    stage install_deps 240 bash scripts/install_deps.sh
+    check_dependencies
+  else
+    echo "apt is not usable here (not root, no apt-get, or no network), so nothing was installed"
+  fi
+fi
+if [[ ${#missing[@]} -gt 0 ]]; then
+  record dependencies 0 "MISSING: ${missing[*]}"
+  echo
+  echo "The build needs these Debian packages (or the same files installed another way):"
+  printf '  %s\n' "${missing[@]}"
+  echo "Nothing can be built here, so only PyTorch's side of the benchmark runs (a baseline)."
+  if [[ $mode == gpu ]]; then
+    stage torch_baseline 180 "$python" benchmarks/gpu_benchmark.py --torch-only \
+      --budget 170 --torch-timeout 80
+  else
+    stage torch_baseline 180 "$python" benchmarks/gpu_benchmark.py --torch-only --device cpu \
+      --tiny --budget 170
+  fi
+  summary
+  exit 2
+fi
+record dependencies 0 ok
+
+# ---------------------------------------------------------------- build
+# cuDNN and NCCL: CMake looks in the toolkit's folders (cmake/cuda.cmake); where they are not
+# there, the Python wheels (nvidia-cudnn-*, nvidia-nccl-*) that PyTorch uses are named
+# explicitly, and their lib/ folder goes on LD_LIBRARY_PATH for the tests.
+cuda_root=$(dirname "$(dirname "${nvcc_path:-/usr/local/cuda/bin/nvcc}")")
+cmake_extra=()
+wheel_library() {  # wheel_library NAME: "header_dir library" from the nvidia.NAME wheel, if any
+  "$python" - "$1" <<'EOF'
+import glob, importlib.util, os, sys
+name = sys.argv[1]
+try:
+    spec = importlib.util.find_spec("nvidia." + name)
+except ImportError:
+    spec = None
+for folder in (list(spec.submodule_search_locations) if spec else []):
+    headers = glob.glob(os.path.join(folder, "**", name + ".h"), recursive=True)
+    libraries = sorted(glob.glob(os.path.join(folder, "**", "lib" + name + ".so*"), recursive=True))
+    if headers and libraries:
+        print(os.path.dirname(headers[0]), libraries[0])
+EOF
+}
+for library in cudnn nccl; do
+  found=""
+  for folder in "$cuda_root/lib64" "$cuda_root/lib" /usr/lib/x86_64-linux-gnu; do
+    [[ -e "$folder/lib$library.so" ]] && found=$folder
+  done
+  if [[ -n "$found" ]] && { [[ -e "$cuda_root/include/$library.h" ]] || has_header "$library.h"; }; then
+    echo "$library: $found"
+    export LD_LIBRARY_PATH="$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    continue
+  fi
+  read -r header_dir library_path < <(wheel_library "$library") || true
+  if [[ -n "${library_path:-}" ]]; then
+    echo "$library: from the Python wheel, $library_path"
+    upper=$(echo "$library" | tr a-z A-Z)
+    cmake_extra+=("-DONEFLOW_${upper}_INCLUDE_DIR=$header_dir" "-DONEFLOW_${upper}_LIBRARY=$library_path")
+    export LD_LIBRARY_PATH="$(dirname "$library_path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  else
+    echo "$library: not found in $cuda_root or a Python wheel (configure will say so)"
+  fi
+  unset header_dir library_path
+done
+if [[ ! -d /usr/lib/cmake/pybind11 ]] && python_has pybind11; then
+  cmake_extra+=("-Dpybind11_DIR=$("$python" -m pybind11 --cmakedir)")
+fi
+
+build() {
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DONEFLOW_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc_path" \
+    -DPython3_EXECUTABLE="$python" -DONEFLOW_BUILD_TESTS=ON "${cmake_extra[@]}" || return
+  cmake --build "$build_dir" --parallel "$cores" \
+    ${GPU_CHECK_BUILD_TARGET:+--target "$GPU_CHECK_BUILD_TARGET"}
+}
+stage build 360 build
+
+# ---------------------------------------------------------------- tests, with GPU execution on
+if [[ $mode == gpu ]]; then
+  export ONEFLOW_GPU=1
+else
+  export ONEFLOW_GPU=0
+fi
+
+import_check() {
+  "$python" - <<'EOF'
+import oneflow as flow
+print("oneflow from", flow.__file__)
+print("cuda_info:", flow.sysconfig.cuda_info())
+print("gpus_in_use:", flow.sysconfig.gpus_in_use())
+EOF
+}
+stage import 60 import_check
+
+cpp_tests() {
+  local log="$ctest_dir/gpu_check_ctest.log" status
+  ctest --test-dir "$ctest_dir" -j "$cores" --timeout 120 --output-on-failure >"$log" 2>&1
+  status=$?
+  echo "GPU tests (names with Cuda or Gpu):"
+  grep -E 'Test +#[0-9]+: [^ ]*(Cuda|Gpu)' "$log" | sed 's/^ */  /'
+  echo "failed or not run:"
+  sed -n '/The following tests FAILED/,$p' "$log" | sed 's/^/  /'
+  grep -E 'tests passed|Total Test time' "$log"
+  echo "(whole log: $log)"
+  return $status
+}
+stage ctest 120 cpp_tests
+
+xdist=()
+python_has xdist && xdist=(-n "$workers")
+stage pytest_test_gpu 120 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
+# The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
+stage pytest_gpu_pass 150 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
+  --ignore=tests/python/test_gpu.py tests/python
+
+# ---------------------------------------------------------------- benchmark
+left=$((budget - (SECONDS - started) - 20))
+if [[ $mode == gpu ]]; then
+  stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --budget "$left"
+else
+  stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --device cpu --tiny \
+    --budget "$left"
+fi
+
+summary
