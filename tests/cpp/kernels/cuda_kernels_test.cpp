@@ -585,6 +585,109 @@ TEST(CudaKernels, ModelUpdates) {
   CompareHalfWithCpu(adam, adam_inputs, {2e-3, 5e-3}, {"model_0", "model_diff_0", "m_0", "v_0"});
 }
 
+// conv forward, data gradient and filter gradient (cuDNN) against the CPU kernels (oneDNN /
+// im2col): valid and symmetric padding, strides, dilations, groups, both data formats, 1-3 D.
+TEST(CudaKernels, Convolution) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape in, weight;
+    std::string data_format, padding;
+    std::vector<int64_t> strides, dilations, padding_before, padding_after;
+    int64_t groups;
+  };
+  const std::vector<Case> cases = {
+      {Shape({2, 3, 9, 8}),
+       Shape({4, 3, 3, 3}),
+       "channels_first",
+       "valid",
+       {1, 1},
+       {1, 1},
+       {},
+       {},
+       1},
+      {Shape({2, 3, 9, 8}),
+       Shape({5, 3, 3, 2}),
+       "channels_first",
+       "customized",
+       {2, 1},
+       {1, 2},
+       {1, 1},
+       {1, 1},
+       1},
+      {Shape({2, 6, 7, 7}),
+       Shape({6, 2, 3, 3}),
+       "channels_first",
+       "customized",
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       3},
+      {Shape({2, 7, 7, 3}),
+       Shape({4, 3, 3, 3}),
+       "channels_last",
+       "customized",
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       1},
+      {Shape({2, 3, 10}), Shape({4, 3, 3}), "channels_first", "valid", {2}, {1}, {}, {}, 1},
+      {Shape({1, 2, 5, 6, 4}),
+       Shape({3, 2, 3, 3, 3}),
+       "channels_first",
+       "customized",
+       {1, 1, 1},
+       {1, 1, 1},
+       {1, 1, 1},
+       {1, 1, 1},
+       1},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.in.ToString() + " * " + c.weight.ToString() + " " + c.data_format);
+    const int64_t spatial_axes = c.in.num_axes() - 2;
+    std::vector<int64_t> kernel_size;
+    for (int64_t axis = 0; axis < spatial_axes; ++axis) {
+      kernel_size.push_back(c.weight.At((c.data_format == "channels_first" ? 2 : 1) + axis));
+    }
+    std::map<std::string, AttrValue> attrs = {MakeAttr("data_format", c.data_format),
+                                              MakeAttr("padding", c.padding),
+                                              MakeAttr("strides", c.strides),
+                                              MakeAttr("dilation_rate", c.dilations),
+                                              MakeAttr("padding_before", c.padding_before),
+                                              MakeAttr("padding_after", c.padding_after),
+                                              MakeAttr("groups", c.groups)};
+    const OperatorConf forward =
+        MakeOpConf("conv" + std::to_string(spatial_axes) + "d", {{"in", 1}, {"weight", 1}}, attrs);
+    const Shape out =
+        Infer(forward, {{"in_0", BlobDesc{c.in, kFloat}}, {"weight_0", BlobDesc{c.weight, kFloat}}})
+            .at("out_0")
+            .shape;
+    attrs["num_spatial_dims"] = ToAttrValue<int64_t>(spatial_axes);
+    attrs["kernel_size"] = ToAttrValue<std::vector<int64_t>>(kernel_size);
+    const OperatorConf data_grad =
+        MakeOpConf("conv_data_grad", {{"dy", 1}, {"weight", 1}, {"x_like", 1}}, attrs);
+    const OperatorConf filter_grad = MakeOpConf("conv_filter_grad", {{"dy", 1}, {"x", 1}}, attrs);
+    std::map<std::string, HostTensor> forward_inputs = {{"in_0", Random<float>(c.in, 1)},
+                                                        {"weight_0", Random<float>(c.weight, 2)}};
+    CompareWithCpu(forward, forward_inputs, {1e-5, 1e-5});
+    CompareWithCpu(forward,
+                   {{"in_0", Random<double>(c.in, 3)}, {"weight_0", Random<double>(c.weight, 4)}},
+                   {1e-12, 1e-12});
+    CompareHalfWithCpu(forward, forward_inputs, {1e-2, 1e-2});
+    CompareWithCpu(data_grad,
+                   {{"dy_0", Random<float>(out, 5)},
+                    {"weight_0", Random<float>(c.weight, 6)},
+                    {"x_like_0", Random<float>(c.in, 7)}},
+                   {1e-5, 1e-5});
+    CompareWithCpu(filter_grad, {{"dy_0", Random<float>(out, 8)}, {"x_0", Random<float>(c.in, 9)}},
+                   {1e-4, 1e-5});
+    CompareWithCpu(filter_grad,
+                   {{"dy_0", Random<double>(out, 10)}, {"x_0", Random<double>(c.in, 11)}},
+                   {1e-12, 1e-12});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
