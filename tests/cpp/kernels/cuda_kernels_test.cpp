@@ -688,6 +688,44 @@ TEST(CudaKernels, Convolution) {
   }
 }
 
+TEST(CudaKernels, Pooling) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape x;
+    std::vector<int64_t> pool_size, strides;
+    std::string padding, data_format;
+    bool ceil_mode;
+  };
+  const std::vector<Case> cases = {
+      {Shape({2, 3, 9, 8}), {3, 3}, {2, 2}, "valid", "channels_first", false},
+      {Shape({2, 3, 9, 8}), {2, 2}, {2, 2}, "same_upper", "channels_first", false},
+      {Shape({2, 7, 6, 5}), {3, 2}, {1, 2}, "same_lower", "channels_last", false},
+      {Shape({2, 3, 9, 8}), {3, 3}, {2, 2}, "valid", "channels_first", true},
+      {Shape({2, 4, 11}), {3}, {2}, "same_upper", "channels_first", false},
+      {Shape({1, 2, 5, 6, 7}), {2, 3, 2}, {2, 1, 2}, "valid", "channels_first", false},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.x.ToString() + " " + c.padding + " " + c.data_format);
+    const int64_t spatial_axes = c.x.num_axes() - 2;
+    const std::map<std::string, AttrValue> attrs = {
+        MakeAttr("pool_size", c.pool_size), MakeAttr("strides", c.strides),
+        MakeAttr("padding", c.padding), MakeAttr("data_format", c.data_format),
+        MakeAttr("ceil_mode", c.ceil_mode)};
+    for (const char *kind : {"max", "avg"}) {
+      const std::string op_type = std::string(kind) + "_pool_" + std::to_string(spatial_axes) + "d";
+      const OperatorConf forward = MakeOpConf(op_type, {{"x", 1}}, attrs);
+      const Shape y = Infer(forward, {{"x_0", BlobDesc{c.x, kFloat}}}).at("y_0").shape;
+      const OperatorConf grad = MakeOpConf(op_type + "_grad", {{"x", 1}, {"dy", 1}}, attrs);
+      CompareWithCpu(forward, {{"x_0", Random<float>(c.x, 1)}});
+      CompareWithCpu(forward, {{"x_0", Random<double>(c.x, 2)}}, {1e-12, 1e-12});
+      CompareHalfWithCpu(forward, {{"x_0", Random<float>(c.x, 3)}});
+      CompareWithCpu(grad, {{"x_0", Random<float>(c.x, 4)}, {"dy_0", Random<float>(y, 5)}});
+      CompareWithCpu(grad, {{"x_0", Random<double>(c.x, 6)}, {"dy_0", Random<double>(y, 7)}},
+                     {1e-12, 1e-12});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
