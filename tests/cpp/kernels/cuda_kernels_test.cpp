@@ -726,6 +726,65 @@ TEST(CudaKernels, Pooling) {
   }
 }
 
+TEST(CudaKernels, BatchNormalization) {
+  SKIP_WITHOUT_GPU();
+  for (const auto &[shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+           {Shape({4, 3, 5, 6}), 1}, {Shape({64, 10}), 1}, {Shape({2, 5, 3}), -1}}) {
+    SCOPED_TRACE(shape.ToString());
+    const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
+    const Shape channel_shape({channels});
+    auto with_attrs = [&](const std::string &op_type,
+                          const std::map<std::string, int64_t> &inputs) {
+      std::map<std::string, AttrValue> attrs = {MakeAttr("axis", axis)};
+      if (op_type != "batch_norm_mean" && op_type != "batch_norm_variance") {
+        attrs["epsilon"] = ToAttrValue<double>(1e-3);
+      }
+      if (op_type == "normalization_train") { attrs["momentum"] = ToAttrValue<double>(0.9); }
+      return MakeOpConf(op_type, inputs, attrs);
+    };
+    auto check = [&](auto tag, Tolerance tolerance) {
+      using T = decltype(tag);
+      std::map<std::string, HostTensor> all = {
+          {"x_0", Random<T>(shape, 1, -2, 3)},
+          {"dy_0", Random<T>(shape, 2)},
+          {"mean_0", Random<T>(channel_shape, 3)},
+          {"variance_0", Random<T>(channel_shape, 4, 0.5, 2)},
+          {"gamma_0", Random<T>(channel_shape, 5)},
+          {"beta_0", Random<T>(channel_shape, 6)},
+          {"moving_mean_0", Random<T>(channel_shape, 7)},
+          {"moving_variance_0", Random<T>(channel_shape, 8, 0.5, 2)},
+          {"sum_dy_0", Random<T>(channel_shape, 9)},
+          {"sum_dy_xhat_0", Random<T>(channel_shape, 10)}};
+      auto pick = [&](const std::vector<std::string> &names) {
+        std::map<std::string, HostTensor> inputs;
+        for (const std::string &name : names) { inputs[name + "_0"] = all.at(name + "_0"); }
+        return inputs;
+      };
+      auto counts = [](const std::vector<std::string> &names) {
+        std::map<std::string, int64_t> result;
+        for (const std::string &name : names) { result[name] = 1; }
+        return result;
+      };
+      const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
+          {"batch_norm_mean", {"x"}},
+          {"batch_norm_variance", {"x", "mean"}},
+          {"normalization", {"x", "mean", "variance", "gamma", "beta"}},
+          {"normalization_train",
+           {"x", "mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"}},
+          {"normalization_train_grad_stats", {"x", "dy", "mean", "variance"}},
+          {"normalization_train_grad",
+           {"x", "dy", "mean", "variance", "gamma", "sum_dy", "sum_dy_xhat"}},
+          {"normalization_grad", {"x", "dy", "mean", "variance", "gamma"}},
+      };
+      for (const auto &[op_type, names] : ops) {
+        CompareWithCpu(with_attrs(op_type, counts(names)), pick(names), tolerance);
+      }
+    };
+    check(float{}, {1e-5, 1e-5});
+    check(double{}, {1e-12, 1e-12});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
