@@ -785,6 +785,30 @@ TEST(CudaKernels, BatchNormalization) {
   }
 }
 
+TEST(CudaKernels, TransposeAndOneHot) {
+  SKIP_WITHOUT_GPU();
+  for (const auto &[shape, perm] :
+       std::vector<std::pair<Shape, std::vector<int64_t>>>{{Shape({5, 7}), {1, 0}},
+                                                           {Shape({2, 3, 4, 5}), {0, 2, 3, 1}},
+                                                           {Shape({2, 1, 3, 4}), {3, 1, 0, 2}},
+                                                           {Shape({4, 6}), {0, 1}}}) {
+    const OperatorConf conf = MakeOpConf("transpose", {{"in", 1}}, {MakeAttr("perm", perm)});
+    CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1)}});
+    CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2)}});
+    CompareWithCpu(conf, {{"in_0", Random<int8_t>(shape, 3, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", Random<int64_t>(shape, 4, -100, 100)}});
+    CompareHalfWithCpu(conf, {{"in_0", Random<float>(shape, 5)}}, {0, 0});
+  }
+  for (DataType data_type : {kFloat, kInt32, kInt64}) {
+    const OperatorConf conf =
+        MakeOpConf("one_hot", {{"indices", 1}},
+                   {MakeAttr<int64_t>("depth", 7), MakeAttr("dtype", data_type),
+                    MakeAttr("floating_on_value", 2.5), MakeAttr<int64_t>("integer_on_value", 3)});
+    CompareWithCpu(conf, {{"indices_0", Random<int32_t>(Shape({5, 3}), 1, 0, 7)}});
+    CompareWithCpu(conf, {{"indices_0", Random<int64_t>(Shape({11}), 2, 0, 7)}});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
