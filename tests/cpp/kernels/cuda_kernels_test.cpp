@@ -99,6 +99,9 @@ std::map<std::string, HostTensor> RunOnGpu(const OperatorConf &conf, const DescM
     context.AddBlob(entry.first, Blob(buffer->data, entry.second), is_input);
   }
   context.set_device(&gpu);
+  // cudaMemcpy from pageable memory may return before its DMA ends, and cudaMemset is ordered on
+  // the legacy stream only: finish both before the kernel's stream runs.
+  OF_CUDA_CHECK(cudaDeviceSynchronize());
   kernel->Forward(context);
   OF_CUDA_CHECK(cudaStreamSynchronize(gpu.cuda_stream()));
   std::map<std::string, HostTensor> results;
