@@ -31,7 +31,7 @@ struct BroadcastIndex {
 class BroadcastBinaryPlan {
  public:
   BroadcastBinaryPlan() = default;
-  BroadcastBinaryPlan(const Shape &out, const Shape &x, const Shape &y) {
+  BroadcastBinaryPlan(const Shape& out, const Shape& x, const Shape& y) {
     out_count_ = out.elem_count();
     same_shape_ = x.elem_count() == out_count_ && y.elem_count() == out_count_;
     const int64_t rank = out.num_axes();
@@ -72,7 +72,7 @@ class BroadcastBinaryPlan {
 
   int64_t out_count() const { return out_count_; }
   bool same_shape() const { return same_shape_; }
-  const BroadcastIndex &index() const { return index_; }
+  const BroadcastIndex& index() const { return index_; }
 
  private:
   int64_t out_count_ = 0;
@@ -81,8 +81,8 @@ class BroadcastBinaryPlan {
 };
 
 template <typename Compute, typename Functor, typename Out, typename In>
-__global__ void BroadcastBinaryKernel(int64_t n, BroadcastIndex index, Functor functor, Out *z,
-                                      const In *x, const In *y) {
+__global__ void BroadcastBinaryKernel(int64_t n, BroadcastIndex index, Functor functor, Out* z,
+                                      const In* x, const In* y) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
@@ -104,8 +104,8 @@ __global__ void BroadcastBinaryKernel(int64_t n, BroadcastIndex index, Functor f
 
 // z = functor(x, y) with broadcasting as planned.
 template <typename Compute, typename Functor, typename Out, typename In>
-void LaunchBroadcastBinary(cudaStream_t stream, const BroadcastBinaryPlan &plan, Functor functor,
-                           Out *z, const In *x, const In *y) {
+void LaunchBroadcastBinary(cudaStream_t stream, const BroadcastBinaryPlan& plan, Functor functor,
+                           Out* z, const In* x, const In* y) {
   const int64_t n = plan.out_count();
   if (n <= 0) { return; }
   if (plan.same_shape()) {

@@ -87,10 +87,10 @@ struct FloorDivFunctor {
 template <typename Functor, typename T, typename Out = T>
 class BroadcastBinaryGpuKernel final : public Kernel {
  public:
-  explicit BroadcastBinaryGpuKernel(const KernelInitContext &ctx)
+  explicit BroadcastBinaryGpuKernel(const KernelInitContext& ctx)
       : plan_(ctx.Desc("z").shape, ctx.Desc("x").shape, ctx.Desc("y").shape) {}
 
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     LaunchBroadcastBinary<ComputeType<T>>(ctx.cuda_device().cuda_stream(), plan_, Functor(),
                                           ctx.Output("z").mut_data<Out>(), ctx.Input("x").data<T>(),
                                           ctx.Input("y").data<T>());

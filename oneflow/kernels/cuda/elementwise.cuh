@@ -68,26 +68,52 @@ struct alignas(sizeof(T) * kPackSize) Pack {
 };
 
 template <typename T>
-bool IsPackAligned(const T *pointer) {
+bool IsPackAligned(const T* pointer) {
   return reinterpret_cast<uintptr_t>(pointer) % (sizeof(T) * kPackSize) == 0;
 }
 
+// Pack `p` of `in` (kPackSize * sizeof(T) bytes, aligned to that) as whole 4-, 8- or 16-byte
+// words, so that the compiler emits vector loads (a struct copy is loaded element by element).
+template <typename T>
+__device__ __forceinline__ Pack<T> LoadPack(const T* in, int64_t p) {
+  constexpr int kBytes = sizeof(T) * kPackSize;
+  Pack<T> pack;
+  if constexpr (kBytes % 16 == 0) {
+    const uint4* source = reinterpret_cast<const uint4*>(in) + p * (kBytes / 16);
+#pragma unroll
+    for (int w = 0; w < kBytes / 16; ++w) { reinterpret_cast<uint4*>(&pack)[w] = source[w]; }
+  } else if constexpr (kBytes == 8) {
+    *reinterpret_cast<uint2*>(&pack) = reinterpret_cast<const uint2*>(in)[p];
+  } else if constexpr (kBytes == 4) {
+    *reinterpret_cast<uint32_t*>(&pack) = reinterpret_cast<const uint32_t*>(in)[p];
+  } else {
+    pack = reinterpret_cast<const Pack<T>*>(in)[p];
+  }
+  return pack;
+}
+
+// One pack of results from one pack of each input.
 template <typename Compute, typename Functor, typename Out, typename... In>
-__global__ void ElementwiseKernel(int64_t n, bool packed, Functor functor, Out *out,
-                                  const In *...in) {
+__device__ __forceinline__ Pack<Out> ApplyToPacks(const Functor& functor, const Pack<In>&... in) {
+  Pack<Out> result;
+#pragma unroll
+  for (int j = 0; j < kPackSize; ++j) {
+    result.value[j] = Convert<Out>(functor(Convert<Compute>(in.value[j])...));
+  }
+  return result;
+}
+
+template <typename Compute, typename Functor, typename Out, typename... In>
+__global__ void ElementwiseKernel(int64_t n, bool packed, Functor functor, Out* out,
+                                  const In*... in) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   const int64_t start = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int64_t scalar_begin = 0;
   if (packed) {
     const int64_t pack_count = n / kPackSize;
     for (int64_t p = start; p < pack_count; p += stride) {
-      Pack<Out> result;
-#pragma unroll
-      for (int j = 0; j < kPackSize; ++j) {
-        result.value[j] = Convert<Out>(
-            functor(Convert<Compute>(reinterpret_cast<const Pack<In> *>(in)[p].value[j])...));
-      }
-      reinterpret_cast<Pack<Out> *>(out)[p] = result;
+      reinterpret_cast<Pack<Out>*>(out)[p] =
+          ApplyToPacks<Compute, Functor, Out, In...>(functor, LoadPack(in, p)...);
     }
     scalar_begin = pack_count * kPackSize;
   }
@@ -98,7 +124,7 @@ __global__ void ElementwiseKernel(int64_t n, bool packed, Functor functor, Out *
 
 // out[i] = functor(in[i]...) on `stream`. Compute: the type the functor takes.
 template <typename Compute, typename Functor, typename Out, typename... In>
-void LaunchElementwise(cudaStream_t stream, int64_t n, Functor functor, Out *out, const In *...in) {
+void LaunchElementwise(cudaStream_t stream, int64_t n, Functor functor, Out* out, const In*... in) {
   if (n <= 0) { return; }
   const bool packed = IsPackAligned(out) && (IsPackAligned(in) && ...) && n >= kPackSize;
   ElementwiseKernel<Compute><<<BlockCount(n, packed ? kPackSize : 1), kBlockSize, 0, stream>>>(
@@ -108,7 +134,7 @@ void LaunchElementwise(cudaStream_t stream, int64_t n, Functor functor, Out *out
 
 // Fills out[0, n) with `value`.
 template <typename T>
-__global__ void FillKernel(int64_t n, T value, T *out) {
+__global__ void FillKernel(int64_t n, T value, T* out) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
@@ -117,7 +143,7 @@ __global__ void FillKernel(int64_t n, T value, T *out) {
 }
 
 template <typename T>
-void LaunchFill(cudaStream_t stream, int64_t n, T value, T *out) {
+void LaunchFill(cudaStream_t stream, int64_t n, T value, T* out) {
   if (n <= 0) { return; }
   FillKernel<T><<<BlockCount(n), kBlockSize, 0, stream>>>(n, value, out);
   OF_CUDA_CHECK(cudaGetLastError());

@@ -22,7 +22,7 @@ namespace {
 
 namespace dm = device_math;
 
-cudaStream_t StreamOf(KernelContext &ctx) {
+cudaStream_t StreamOf(KernelContext& ctx) {
   return ctx.cuda_device().cuda_stream();
 }
 
@@ -44,8 +44,8 @@ using CastCompute =
 
 template <typename Out>
 struct CastFrom {
-  const Blob &in;
-  Out *out;
+  const Blob& in;
+  Out* out;
   cudaStream_t stream;
   template <typename In>
   void operator()() const {
@@ -57,10 +57,10 @@ struct CastFrom {
 template <typename Out>
 class CastKernel final : public Kernel {
  public:
-  explicit CastKernel(const KernelInitContext &ctx) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &in = ctx.Input("in");
-    Blob &out = ctx.Output("out");
+  explicit CastKernel(const KernelInitContext& ctx) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& in = ctx.Input("in");
+    Blob& out = ctx.Output("out");
     CastFrom<Out> cast{in, out.mut_data<Out>(), StreamOf(ctx)};
     switch (in.data_type()) {
       case kFloat:
@@ -88,10 +88,10 @@ class CastKernel final : public Kernel {
 
 class CopyKernel final : public Kernel {
  public:
-  explicit CopyKernel(const KernelInitContext &ctx) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &in = ctx.Input("in");
-    Blob &out = ctx.Output("out");
+  explicit CopyKernel(const KernelInitContext& ctx) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& in = ctx.Input("in");
+    Blob& out = ctx.Output("out");
     if (in.raw() != out.mut_raw() && in.byte_size() > 0) {
       OF_CUDA_CHECK(cudaMemcpyAsync(out.mut_raw(), in.raw(), in.byte_size(),
                                     cudaMemcpyDeviceToDevice, StreamOf(ctx)));
@@ -101,11 +101,11 @@ class CopyKernel final : public Kernel {
 
 struct CopyKernelsRegistrar {
   CopyKernelsRegistrar() {
-    for (const char *op_type : {"identity", "reshape", "reshape_like", "parallel_cast",
+    for (const char* op_type : {"identity", "reshape", "reshape_like", "parallel_cast",
                                 "cast_to_mirrored", "cast_from_mirrored"}) {
       for (DataType data_type : {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64, kUInt8}) {
         KernelRegistry::Instance().Register(op_type, "gpu", data_type,
-                                            [](const KernelInitContext &ctx) {
+                                            [](const KernelInitContext& ctx) {
                                               return std::unique_ptr<Kernel>(new CopyKernel(ctx));
                                             });
       }
@@ -129,7 +129,7 @@ T ConvertOnHost(double value) {
 template <typename T>
 class ConstantKernel final : public Kernel {
  public:
-  explicit ConstantKernel(const KernelInitContext &ctx) {
+  explicit ConstantKernel(const KernelInitContext& ctx) {
     if (ctx.Attr<bool>("is_floating_value")) {
       value_ = ConvertOnHost<T>(ctx.Attr<double>("floating_value"));
     } else if constexpr (std::is_same_v<T, half>) {
@@ -138,8 +138,8 @@ class ConstantKernel final : public Kernel {
       value_ = static_cast<T>(ctx.Attr<int64_t>("integer_value"));
     }
   }
-  void Forward(KernelContext &ctx) override {
-    Blob &out = ctx.Output("out");
+  void Forward(KernelContext& ctx) override {
+    Blob& out = ctx.Output("out");
     LaunchFill(StreamOf(ctx), out.elem_count(), value_, out.mut_data<T>());
   }
 
@@ -150,10 +150,10 @@ class ConstantKernel final : public Kernel {
 template <typename T>
 class ConstantLikeKernel final : public Kernel {
  public:
-  explicit ConstantLikeKernel(const KernelInitContext &ctx)
+  explicit ConstantLikeKernel(const KernelInitContext& ctx)
       : value_(ConvertOnHost<T>(ctx.Attr<double>("value"))) {}
-  void Forward(KernelContext &ctx) override {
-    Blob &out = ctx.Output("out");
+  void Forward(KernelContext& ctx) override {
+    Blob& out = ctx.Output("out");
     LaunchFill(StreamOf(ctx), out.elem_count(), value_, out.mut_data<T>());
   }
 
@@ -185,15 +185,15 @@ template <template <typename> class Functor, typename T>
 class ScalarMathKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
-  explicit ScalarMathKernel(const KernelInitContext &ctx) {
+  explicit ScalarMathKernel(const KernelInitContext& ctx) {
     const double operand =
         ctx.Attr<double>(ctx.conf().attr().count("exponent") ? "exponent" : "operand");
     // The CPU kernel converts the operand to T; for half, round it to half too.
     operand_ = std::is_same_v<T, half> ? static_cast<C>(__half2float(ConvertOnHost<half>(operand)))
                                        : static_cast<C>(static_cast<T>(operand));
   }
-  void Forward(KernelContext &ctx) override {
-    const Blob &in = ctx.Input("in");
+  void Forward(KernelContext& ctx) override {
+    const Blob& in = ctx.Input("in");
     LaunchElementwise<C>(StreamOf(ctx), in.elem_count(), Functor<C>{operand_},
                          ctx.Output("out").mut_data<T>(), in.data<T>());
   }
@@ -251,9 +251,9 @@ struct Square {
 template <typename Functor, typename T>
 class ActivationKernel final : public Kernel {
  public:
-  explicit ActivationKernel(const KernelInitContext &ctx) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &x = ctx.Input("x");
+  explicit ActivationKernel(const KernelInitContext& ctx) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
     LaunchElementwise<ComputeType<T>>(StreamOf(ctx), x.elem_count(), Functor(),
                                       ctx.Output("y").mut_data<T>(), x.data<T>());
   }
@@ -262,9 +262,9 @@ class ActivationKernel final : public Kernel {
 template <typename Functor, typename T>
 class ActivationGradKernel final : public Kernel {
  public:
-  explicit ActivationGradKernel(const KernelInitContext &ctx) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &y = ctx.Input("y");
+  explicit ActivationGradKernel(const KernelInitContext& ctx) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& y = ctx.Input("y");
     LaunchElementwise<ComputeType<T>>(StreamOf(ctx), y.elem_count(), Functor(),
                                       ctx.Output("dx").mut_data<T>(), y.data<T>(),
                                       ctx.Input("dy").data<T>());
@@ -278,13 +278,13 @@ constexpr int kAddNGroup = 8;
 
 template <typename T>
 struct AddNArgs {
-  const T *in[kAddNGroup];
+  const T* in[kAddNGroup];
   int count;
   bool accumulate;  // add to out instead of overwriting it
 };
 
 template <typename T>
-__global__ void AddNKernel(int64_t n, AddNArgs<T> args, T *out) {
+__global__ void AddNKernel(int64_t n, AddNArgs<T> args, T* out) {
   using C = ComputeType<T>;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -298,11 +298,11 @@ __global__ void AddNKernel(int64_t n, AddNArgs<T> args, T *out) {
 template <typename T>
 class AddNGpuKernel final : public Kernel {
  public:
-  explicit AddNGpuKernel(const KernelInitContext &ctx) {
+  explicit AddNGpuKernel(const KernelInitContext& ctx) {
     while (ctx.Has("in", input_count_)) { ++input_count_; }
   }
-  void Forward(KernelContext &ctx) override {
-    Blob &out = ctx.Output("out");
+  void Forward(KernelContext& ctx) override {
+    Blob& out = ctx.Output("out");
     const int64_t n = out.elem_count();
     if (n == 0) { return; }
     for (int64_t first = 0; first < input_count_; first += kAddNGroup) {
@@ -323,8 +323,8 @@ class AddNGpuKernel final : public Kernel {
 // channels.
 
 template <typename T>
-__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const T *a, const T *b,
-                              T *out) {
+__global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const T* a, const T* b,
+                              T* out) {
   using C = ComputeType<T>;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -337,15 +337,15 @@ __global__ void BiasAddKernel(int64_t n, int64_t channels, int64_t inner, const 
 template <typename T>
 class BiasAddGpuKernel final : public Kernel {
  public:
-  explicit BiasAddGpuKernel(const KernelInitContext &ctx) {
-    const Shape &a = ctx.Desc("a").shape;
+  explicit BiasAddGpuKernel(const KernelInitContext& ctx) {
+    const Shape& a = ctx.Desc("a").shape;
     int64_t axis = ctx.Attr<int64_t>("axis");
     if (axis < 0) { axis += a.num_axes(); }
     channels_ = a.At(axis);
     inner_ = a.Count(axis + 1, a.num_axes());
   }
-  void Forward(KernelContext &ctx) override {
-    const Blob &a = ctx.Input("a");
+  void Forward(KernelContext& ctx) override {
+    const Blob& a = ctx.Input("a");
     const int64_t n = a.elem_count();
     if (n == 0) { return; }
     BiasAddKernel<T><<<BlockCount(n), kBlockSize, 0, StreamOf(ctx)>>>(

@@ -116,12 +116,12 @@ constexpr double kInverseSqrt2Pi = 0.39894228040143267794;
 
 #define OF_UNARY_FORWARD(expression)                                          \
   template <typename T>                                                       \
-  __device__ __forceinline__ static T Forward(T x, const Params<T> &params) { \
+  __device__ __forceinline__ static T Forward(T x, const Params<T>& params) { \
     return expression;                                                        \
   }
 #define OF_UNARY_BACKWARD(expression)                                                \
   template <typename T>                                                              \
-  __device__ __forceinline__ static T Backward(T x, T dy, const Params<T> &params) { \
+  __device__ __forceinline__ static T Backward(T x, T dy, const Params<T>& params) { \
     return expression;                                                               \
   }
 

@@ -18,9 +18,9 @@ namespace {
 using math_unary_device::Params;
 
 template <typename C>
-Params<C> ReadParams(const KernelInitContext &ctx) {
+Params<C> ReadParams(const KernelInitContext& ctx) {
   Params<C> params;
-  const auto &attrs = ctx.conf().attr();
+  const auto& attrs = ctx.conf().attr();
   if (attrs.count("alpha")) { params.a = static_cast<C>(ctx.Attr<double>("alpha")); }
   if (attrs.count("min_val")) { params.a = static_cast<C>(ctx.Attr<double>("min_val")); }
   if (attrs.count("max_val")) { params.b = static_cast<C>(ctx.Attr<double>("max_val")); }
@@ -44,9 +44,9 @@ template <typename Functor, typename T, typename Out = T>
 class MathUnaryKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
-  explicit MathUnaryKernel(const KernelInitContext &ctx) : params_(ReadParams<C>(ctx)) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &x = ctx.Input("x");
+  explicit MathUnaryKernel(const KernelInitContext& ctx) : params_(ReadParams<C>(ctx)) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
     LaunchElementwise<C>(ctx.cuda_device().cuda_stream(), x.elem_count(),
                          ForwardOp<Functor, C>{params_}, ctx.Output("y").mut_data<Out>(),
                          x.data<T>());
@@ -60,9 +60,9 @@ template <typename Functor, typename T>
 class MathUnaryGradKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
-  explicit MathUnaryGradKernel(const KernelInitContext &ctx) : params_(ReadParams<C>(ctx)) {}
-  void Forward(KernelContext &ctx) override {
-    const Blob &x = ctx.Input("x");
+  explicit MathUnaryGradKernel(const KernelInitContext& ctx) : params_(ReadParams<C>(ctx)) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
     LaunchElementwise<C>(ctx.cuda_device().cuda_stream(), x.elem_count(),
                          BackwardOp<Functor, C>{params_}, ctx.Output("dx").mut_data<T>(),
                          x.data<T>(), ctx.Input("dy").data<T>());

@@ -43,7 +43,7 @@ struct CublasTypes<half> {
   using Scalar = float;
 };
 
-int ToInt(int64_t value, const char *what) {
+int ToInt(int64_t value, const char* what) {
   OF_CHECK(value >= 0 && value <= std::numeric_limits<int>::max())
       << "GPU matmul: " << what << " = " << value << " does not fit cuBLAS's int";
   return static_cast<int>(value);
@@ -52,12 +52,12 @@ int ToInt(int64_t value, const char *what) {
 template <typename T>
 class MatmulGpuKernel final : public Kernel {
  public:
-  explicit MatmulGpuKernel(const KernelInitContext &ctx) {
+  explicit MatmulGpuKernel(const KernelInitContext& ctx) {
     const bool transpose_a = ctx.Attr<bool>("transpose_a");
     const bool transpose_b = ctx.Attr<bool>("transpose_b");
     alpha_ = ctx.Attr<double>("alpha");
-    const Shape &a = ctx.Desc("a").shape;
-    const Shape &b = ctx.Desc("b").shape;
+    const Shape& a = ctx.Desc("a").shape;
+    const Shape& b = ctx.Desc("b").shape;
     const int64_t a_axes = a.num_axes();
     const int64_t b_axes = b.num_axes();
     int64_t a_rows = a.At(a_axes - 2);
@@ -82,9 +82,9 @@ class MatmulGpuKernel final : public Kernel {
     out_stride_ = m_ * n_;
   }
 
-  void Forward(KernelContext &ctx) override {
-    CudaDeviceContext &device = ctx.cuda_device();
-    T *out = ctx.Output("out").mut_data<T>();
+  void Forward(KernelContext& ctx) override {
+    CudaDeviceContext& device = ctx.cuda_device();
+    T* out = ctx.Output("out").mut_data<T>();
     if (batch_count_ == 0 || m_ == 0 || n_ == 0) { return; }
     if (k_ == 0) {
       // The product of empty matrices is zeros (cuBLAS would leave out

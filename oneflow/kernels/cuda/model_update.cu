@@ -26,14 +26,14 @@ template <typename T>
 struct UpdateArgs {
   using C = ComputeType<T>;
   int64_t n = 0;
-  T *model = nullptr;
-  const T *diff = nullptr;
-  T *state0 = nullptr;  // momentum, or Adam's m
-  T *state1 = nullptr;  // Adam's v
-  const float *learning_rate = nullptr;
-  const int64_t *train_step = nullptr;
-  const float *scale_by_tensor = nullptr;
-  const int64_t *skip_if = nullptr;
+  T* model = nullptr;
+  const T* diff = nullptr;
+  T* state0 = nullptr;  // momentum, or Adam's m
+  T* state1 = nullptr;  // Adam's v
+  const float* learning_rate = nullptr;
+  const int64_t* train_step = nullptr;
+  const float* scale_by_tensor = nullptr;
+  const int64_t* skip_if = nullptr;
   double scale = 1.0;
   C l1 = 0, l2 = 0, weight_decay = 0;
   C beta = 0;  // momentum's beta, or Adam's beta1
@@ -83,7 +83,7 @@ template <Optimizer kOptimizer, typename T>
 class UpdateGpuKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
-  explicit UpdateGpuKernel(const KernelInitContext &ctx) {
+  explicit UpdateGpuKernel(const KernelInitContext& ctx) {
     args_.scale = ctx.Attr<double>("scale");
     args_.l1 = static_cast<C>(ctx.Attr<double>("l1"));
     args_.l2 = static_cast<C>(ctx.Attr<double>("l2"));
@@ -99,7 +99,7 @@ class UpdateGpuKernel final : public Kernel {
     }
   }
 
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     UpdateArgs<T> a = args_;
     a.n = ctx.Input("model").elem_count();
     if (a.n == 0) { return; }

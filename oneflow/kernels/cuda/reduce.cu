@@ -144,10 +144,10 @@ struct AxesIndex {
 // One block per output element (grid-stride over outputs).
 template <typename Reducer, typename T>
 __global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, AxesIndex kept,
-                                    AxesIndex reduced, const T *in, typename Reducer::Out *out) {
+                                    AxesIndex reduced, const T* in, typename Reducer::Out* out) {
   using Acc = typename Reducer::Acc;
   for (int64_t o = blockIdx.x; o < out_count; o += gridDim.x) {
-    const T *base = in + kept.Offset(o);
+    const T* base = in + kept.Offset(o);
     Acc acc = Reducer::Identity();
     for (int64_t r = threadIdx.x; r < reduce_count; r += blockDim.x) {
       acc = Reducer::Combine(acc, Load<Reducer>(base[reduced.Offset(r)]));
@@ -159,8 +159,8 @@ __global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, Axe
 
 // [O][R][I], one thread per output (o, i).
 template <typename Reducer, typename T>
-__global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t inner, const T *in,
-                                    typename Reducer::Out *out) {
+__global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t inner, const T* in,
+                                    typename Reducer::Out* out) {
   using Acc = typename Reducer::Acc;
   const int64_t out_count = outer * inner;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -168,7 +168,7 @@ __global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t
        index < out_count; index += stride) {
     const int64_t o = index / inner;
     const int64_t i = index % inner;
-    const T *column = in + o * reduce_count * inner + i;
+    const T* column = in + o * reduce_count * inner + i;
     Acc acc = Reducer::Identity();
     for (int64_t r = 0; r < reduce_count; ++r) {
       acc = Reducer::Combine(acc, Load<Reducer>(column[r * inner]));
@@ -182,7 +182,7 @@ __global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t
 class ReducePlan {
  public:
   ReducePlan() = default;
-  ReducePlan(const Shape &input, const std::vector<int64_t> &axes) {
+  ReducePlan(const Shape& input, const std::vector<int64_t>& axes) {
     Shape kept_shape = input;
     for (int64_t axis : axes) { kept_shape.Set(axis, 1); }
     out_count_ = kept_shape.elem_count();
@@ -207,7 +207,7 @@ class ReducePlan {
     }
     reduce_count_ = 1;
     for (size_t g = 0; g < groups.size(); ++g) {
-      AxesIndex &index = groups[g].first ? reduced_ : kept_;
+      AxesIndex& index = groups[g].first ? reduced_ : kept_;
       OF_CHECK(index.dims < kMaxReduceDims)
           << "GPU reduction of " << input.ToString() << ": more than " << kMaxReduceDims
           << " alternating kept and reduced axis groups";
@@ -227,7 +227,7 @@ class ReducePlan {
   }
 
   template <typename Reducer, typename T>
-  void Run(cudaStream_t stream, const T *in, typename Reducer::Out *out) const {
+  void Run(cudaStream_t stream, const T* in, typename Reducer::Out* out) const {
     if (out_count_ == 0) { return; }
     if (columns_) {
       ReduceColumnsKernel<Reducer, T><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
@@ -251,13 +251,13 @@ class ReducePlan {
 template <template <typename> class Reducer, typename T>
 class ReduceGpuKernel final : public Kernel {
  public:
-  explicit ReduceGpuKernel(const KernelInitContext &ctx) {
-    const Shape &input = ctx.Desc("input_tensor").shape;
+  explicit ReduceGpuKernel(const KernelInitContext& ctx) {
+    const Shape& input = ctx.Desc("input_tensor").shape;
     plan_ =
         ReducePlan(input, NormalizeReduceAxes(ctx.conf().op_type(),
                                               Int64ListAttr(ctx.conf(), "axis"), input.num_axes()));
   }
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     plan_.Run<Reducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("input_tensor").data<T>(),
                           ctx.Output("output_tensor").mut_data<typename Reducer<T>::Out>());
   }
@@ -269,12 +269,12 @@ class ReduceGpuKernel final : public Kernel {
 template <typename T>
 class ReduceSumLikeGpuKernel final : public Kernel {
  public:
-  explicit ReduceSumLikeGpuKernel(const KernelInitContext &ctx) {
-    const Shape &x = ctx.Desc("x").shape;
+  explicit ReduceSumLikeGpuKernel(const KernelInitContext& ctx) {
+    const Shape& x = ctx.Desc("x").shape;
     plan_ = ReducePlan(x, ReduceSumLikeAxes("reduce_sum_like", x, ctx.Desc("like").shape,
                                             Int64ListAttr(ctx.conf(), "axis")));
   }
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     plan_.Run<SumReducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("x").data<T>(),
                              ctx.Output("y").mut_data<T>());
   }

@@ -34,7 +34,7 @@ struct RowLayout {
   }
 };
 
-RowLayout LayoutOf(const Shape &shape, int64_t axis) {
+RowLayout LayoutOf(const Shape& shape, int64_t axis) {
   if (axis < 0) { axis += shape.num_axes(); }
   RowLayout layout;
   layout.outer = shape.Count(0, axis);
@@ -54,7 +54,7 @@ struct SumOp {
 
 // Row maximum and sum of exp(x - max) of one row, by the whole block.
 template <typename T, typename C>
-__device__ void RowMaxAndSum(const T *x, int64_t classes, int64_t inner, C *max_value, C *sum) {
+__device__ void RowMaxAndSum(const T* x, int64_t classes, int64_t inner, C* max_value, C* sum) {
   C local_max = -CUDART_INF_F;
   for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
     local_max = MaxOp<C>()(local_max, Convert<C>(x[c * inner]));
@@ -68,12 +68,12 @@ __device__ void RowMaxAndSum(const T *x, int64_t classes, int64_t inner, C *max_
 }
 
 template <typename T, bool kLog>
-__global__ void SoftmaxKernel(RowLayout layout, const T *in, T *out) {
+__global__ void SoftmaxKernel(RowLayout layout, const T* in, T* out) {
   using C = ComputeType<T>;
   for (int64_t row = blockIdx.x; row < layout.rows(); row += gridDim.x) {
     const int64_t offset = layout.RowOffset(row);
-    const T *x = in + offset;
-    T *y = out + offset;
+    const T* x = in + offset;
+    T* y = out + offset;
     C max_value, sum;
     RowMaxAndSum(x, layout.classes, layout.inner, &max_value, &sum);
     const C log_sum = dm::Log(sum);
@@ -86,13 +86,13 @@ __global__ void SoftmaxKernel(RowLayout layout, const T *in, T *out) {
 
 // softmax: dx = y (dy - sum(y dy));  log_softmax: dx = dy - exp(y) sum(dy).
 template <typename T, bool kLog>
-__global__ void SoftmaxGradKernel(RowLayout layout, const T *y_data, const T *dy_data, T *dx_data) {
+__global__ void SoftmaxGradKernel(RowLayout layout, const T* y_data, const T* dy_data, T* dx_data) {
   using C = ComputeType<T>;
   for (int64_t row = blockIdx.x; row < layout.rows(); row += gridDim.x) {
     const int64_t offset = layout.RowOffset(row);
-    const T *y = y_data + offset;
-    const T *dy = dy_data + offset;
-    T *dx = dx_data + offset;
+    const T* y = y_data + offset;
+    const T* dy = dy_data + offset;
+    T* dx = dx_data + offset;
     C local = 0;
     for (int64_t c = threadIdx.x; c < layout.classes; c += blockDim.x) {
       const int64_t k = c * layout.inner;
@@ -115,9 +115,9 @@ int RowBlocks(int64_t rows) {
 template <typename T, bool kLog>
 class SoftmaxGpuKernel final : public Kernel {
  public:
-  explicit SoftmaxGpuKernel(const KernelInitContext &ctx)
+  explicit SoftmaxGpuKernel(const KernelInitContext& ctx)
       : layout_(LayoutOf(ctx.Desc("in").shape, ctx.Attr<int64_t>("axis"))) {}
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     if (layout_.rows() == 0 || layout_.classes == 0) { return; }
     SoftmaxKernel<T, kLog><<<RowBlocks(layout_.rows()), RowBlockSize(layout_.classes), 0,
                              ctx.cuda_device().cuda_stream()>>>(layout_, ctx.Input("in").data<T>(),
@@ -132,9 +132,9 @@ class SoftmaxGpuKernel final : public Kernel {
 template <typename T, bool kLog>
 class SoftmaxGradGpuKernel final : public Kernel {
  public:
-  explicit SoftmaxGradGpuKernel(const KernelInitContext &ctx)
+  explicit SoftmaxGradGpuKernel(const KernelInitContext& ctx)
       : layout_(LayoutOf(ctx.Desc("y").shape, ctx.Attr<int64_t>("axis"))) {}
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     if (layout_.rows() == 0 || layout_.classes == 0) { return; }
     SoftmaxGradKernel<T, kLog><<<RowBlocks(layout_.rows()), RowBlockSize(layout_.classes), 0,
                                  ctx.cuda_device().cuda_stream()>>>(
@@ -150,12 +150,12 @@ class SoftmaxGradGpuKernel final : public Kernel {
 // prob = softmax(prediction row); out = logsumexp(row) - row[label] (NaN for a
 // bad label).
 template <typename T, typename Label>
-__global__ void SparseSoftmaxCrossEntropyKernel(int64_t rows, int64_t classes, const T *prediction,
-                                                const Label *label, T *prob, T *out) {
+__global__ void SparseSoftmaxCrossEntropyKernel(int64_t rows, int64_t classes, const T* prediction,
+                                                const Label* label, T* prob, T* out) {
   using C = ComputeType<T>;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const T *x = prediction + row * classes;
-    T *p = prob + row * classes;
+    const T* x = prediction + row * classes;
+    T* p = prob + row * classes;
     C max_value, sum;
     RowMaxAndSum(x, classes, int64_t{1}, &max_value, &sum);
     for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
@@ -171,8 +171,8 @@ __global__ void SparseSoftmaxCrossEntropyKernel(int64_t rows, int64_t classes, c
 
 // prediction_diff = prob * dy[row], minus dy[row] at the label.
 template <typename T, typename Label>
-__global__ void SparseSoftmaxCrossEntropyGradKernel(int64_t n, int64_t classes, const T *prob,
-                                                    const T *dy, const Label *label, T *diff) {
+__global__ void SparseSoftmaxCrossEntropyGradKernel(int64_t n, int64_t classes, const T* prob,
+                                                    const T* dy, const Label* label, T* diff) {
   using C = ComputeType<T>;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -188,17 +188,17 @@ __global__ void SparseSoftmaxCrossEntropyGradKernel(int64_t n, int64_t classes, 
 template <typename T>
 class SparseSoftmaxCrossEntropyGpuKernel final : public Kernel {
  public:
-  explicit SparseSoftmaxCrossEntropyGpuKernel(const KernelInitContext &ctx) {
-    const Shape &shape = ctx.Desc("prediction").shape;
+  explicit SparseSoftmaxCrossEntropyGpuKernel(const KernelInitContext& ctx) {
+    const Shape& shape = ctx.Desc("prediction").shape;
     classes_ = shape.At(shape.num_axes() - 1);
     rows_ = ctx.Desc("label").shape.elem_count();
   }
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     if (rows_ == 0 || classes_ == 0) { return; }
-    const Blob &label = ctx.Input("label");
-    const T *prediction = ctx.Input("prediction").data<T>();
-    T *prob = ctx.Output("prob").mut_data<T>();
-    T *out = ctx.Output("out").mut_data<T>();
+    const Blob& label = ctx.Input("label");
+    const T* prediction = ctx.Input("prediction").data<T>();
+    T* prob = ctx.Output("prob").mut_data<T>();
+    T* out = ctx.Output("out").mut_data<T>();
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
     const int blocks = RowBlocks(rows_), threads = RowBlockSize(classes_);
     if (label.data_type() == kInt32) {
@@ -218,18 +218,18 @@ class SparseSoftmaxCrossEntropyGpuKernel final : public Kernel {
 template <typename T>
 class SparseSoftmaxCrossEntropyGradGpuKernel final : public Kernel {
  public:
-  explicit SparseSoftmaxCrossEntropyGradGpuKernel(const KernelInitContext &ctx) {
-    const Shape &shape = ctx.Desc("prob").shape;
+  explicit SparseSoftmaxCrossEntropyGradGpuKernel(const KernelInitContext& ctx) {
+    const Shape& shape = ctx.Desc("prob").shape;
     classes_ = shape.At(shape.num_axes() - 1);
     rows_ = ctx.Desc("label").shape.elem_count();
   }
-  void Forward(KernelContext &ctx) override {
+  void Forward(KernelContext& ctx) override {
     const int64_t n = rows_ * classes_;
     if (n == 0) { return; }
-    const Blob &label = ctx.Input("label");
-    const T *prob = ctx.Input("prob").data<T>();
-    const T *dy = ctx.Input("dy").data<T>();
-    T *diff = ctx.Output("prediction_diff").mut_data<T>();
+    const Blob& label = ctx.Input("label");
+    const T* prob = ctx.Input("prob").data<T>();
+    const T* dy = ctx.Input("dy").data<T>();
+    T* diff = ctx.Output("prediction_diff").mut_data<T>();
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
     if (label.data_type() == kInt32) {
       SparseSoftmaxCrossEntropyGradKernel<T><<<BlockCount(n), kBlockSize, 0, stream>>>(

@@ -25,9 +25,9 @@ namespace {
 
 // One GPU device context for the whole test binary, bound to the gtest thread
 // on first use.
-CudaDeviceContext &TestGpu() {
-  static CudaDeviceContext *device = [] {
-    auto *context = new CudaDeviceContext(0, [](std::exception_ptr) {});
+CudaDeviceContext& TestGpu() {
+  static CudaDeviceContext* device = [] {
+    auto* context = new CudaDeviceContext(0, [](std::exception_ptr) {});
     context->BindCurrentThread();
     return context;
   }();
@@ -40,33 +40,33 @@ struct DeviceBuffer {
     OF_CUDA_CHECK(cudaMalloc(&data, std::max<int64_t>(bytes, 1)));
   }
   ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  void *data = nullptr;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data = nullptr;
 };
 
-HostTensor Clone(const HostTensor &tensor) {
+HostTensor Clone(const HostTensor& tensor) {
   HostTensor copy = HostTensor::Allocate(tensor.desc);
   std::memcpy(copy.data, tensor.data, tensor.desc.byte_size());
   return copy;
 }
 
-double ValueAt(const HostTensor &tensor, int64_t i) {
+double ValueAt(const HostTensor& tensor, int64_t i) {
   switch (tensor.desc.data_type) {
     case kFloat:
-      return static_cast<const float *>(tensor.data)[i];
+      return static_cast<const float*>(tensor.data)[i];
     case kDouble:
-      return static_cast<const double *>(tensor.data)[i];
+      return static_cast<const double*>(tensor.data)[i];
     case kInt8:
-      return static_cast<const int8_t *>(tensor.data)[i];
+      return static_cast<const int8_t*>(tensor.data)[i];
     case kUInt8:
-      return static_cast<const uint8_t *>(tensor.data)[i];
+      return static_cast<const uint8_t*>(tensor.data)[i];
     case kInt32:
-      return static_cast<const int32_t *>(tensor.data)[i];
+      return static_cast<const int32_t*>(tensor.data)[i];
     case kInt64:
-      return static_cast<const int64_t *>(tensor.data)[i];
+      return static_cast<const int64_t*>(tensor.data)[i];
     case kFloat16:
-      return __half2float(static_cast<const half *>(tensor.data)[i]);
+      return __half2float(static_cast<const half*>(tensor.data)[i]);
     default:
       ADD_FAILURE() << "unexpected dtype";
       return 0.0;
@@ -76,18 +76,18 @@ double ValueAt(const HostTensor &tensor, int64_t i) {
 // Runs the op's GPU kernel of `data_type`; `descs` holds every blob (inputs and
 // outputs). Returns all blobs after the run (outputs and inputs, which mutable
 // inputs may have changed).
-std::map<std::string, HostTensor> RunOnGpu(const OperatorConf &conf, const DescMap &descs,
-                                           const std::map<std::string, HostTensor> &inputs,
+std::map<std::string, HostTensor> RunOnGpu(const OperatorConf& conf, const DescMap& descs,
+                                           const std::map<std::string, HostTensor>& inputs,
                                            DataType data_type) {
-  CudaDeviceContext &gpu = TestGpu();
+  CudaDeviceContext& gpu = TestGpu();
   KernelInitContext init_context(conf, descs, ParallelContext());
   std::unique_ptr<Kernel> kernel =
       KernelRegistry::Instance().Get(conf.name(), conf.op_type(), "gpu", data_type)(init_context);
   std::map<std::string, std::unique_ptr<DeviceBuffer>> buffers;
   KernelContext context;
-  for (const auto &entry : descs) {
+  for (const auto& entry : descs) {
     const int64_t bytes = entry.second.byte_size();
-    auto &buffer = buffers[entry.first] = std::make_unique<DeviceBuffer>(bytes);
+    auto& buffer = buffers[entry.first] = std::make_unique<DeviceBuffer>(bytes);
     const bool is_input = inputs.count(entry.first) > 0;
     if (is_input) {
       OF_CUDA_CHECK(
@@ -105,7 +105,7 @@ std::map<std::string, HostTensor> RunOnGpu(const OperatorConf &conf, const DescM
   kernel->Forward(context);
   OF_CUDA_CHECK(cudaStreamSynchronize(gpu.cuda_stream()));
   std::map<std::string, HostTensor> results;
-  for (const auto &entry : descs) {
+  for (const auto& entry : descs) {
     HostTensor tensor = HostTensor::Allocate(entry.second);
     OF_CUDA_CHECK(cudaMemcpy(tensor.data, buffers.at(entry.first)->data, entry.second.byte_size(),
                              cudaMemcpyDeviceToHost));
@@ -114,8 +114,8 @@ std::map<std::string, HostTensor> RunOnGpu(const OperatorConf &conf, const DescM
   return results;
 }
 
-void ExpectClose(const HostTensor &actual, const HostTensor &expected, double atol, double rtol,
-                 const std::string &key) {
+void ExpectClose(const HostTensor& actual, const HostTensor& expected, double atol, double rtol,
+                 const std::string& key) {
   SCOPED_TRACE("blob " + key);
   ASSERT_EQ(actual.desc.shape, expected.desc.shape);
   int64_t failures = 0;
@@ -135,12 +135,12 @@ struct Tolerance {
 
 // Runs `conf` on the CPU and on the GPU with the same inputs and compares all
 // blobs after the run (integer blobs exactly).
-void CompareWithCpu(const OperatorConf &conf, const std::map<std::string, HostTensor> &inputs,
+void CompareWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
                     Tolerance tolerance = {}) {
   SCOPED_TRACE(conf.op_type());
   std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
   DescMap input_descs;
-  for (const auto &entry : inputs) {
+  for (const auto& entry : inputs) {
     cpu_inputs[entry.first] = Clone(entry.second);
     gpu_inputs[entry.first] = Clone(entry.second);
     input_descs[entry.first] = entry.second.desc;
@@ -148,12 +148,12 @@ void CompareWithCpu(const OperatorConf &conf, const std::map<std::string, HostTe
   KernelRunner cpu(conf, cpu_inputs);
   cpu.Run();
   DescMap descs = input_descs;
-  for (const auto &entry : Infer(conf, input_descs)) { descs[entry.first] = entry.second; }
+  for (const auto& entry : Infer(conf, input_descs)) { descs[entry.first] = entry.second; }
   const DataType data_type =
       KernelDataType(OpRegistry::Instance().Get(conf.op_type()), conf, descs);
   std::map<std::string, HostTensor> gpu = RunOnGpu(conf, descs, gpu_inputs, data_type);
-  for (const auto &entry : gpu) {
-    const HostTensor &expected =
+  for (const auto& entry : gpu) {
+    const HostTensor& expected =
         inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
     const bool exact = !IsFloatingDataType(expected.desc.data_type);
     ExpectClose(entry.second, expected, exact ? 0.0 : tolerance.atol, exact ? 0.0 : tolerance.rtol,
@@ -161,12 +161,12 @@ void CompareWithCpu(const OperatorConf &conf, const std::map<std::string, HostTe
   }
 }
 
-HostTensor ToHalf(const HostTensor &tensor) {
+HostTensor ToHalf(const HostTensor& tensor) {
   BlobDesc desc = tensor.desc;
   desc.data_type = kFloat16;
   HostTensor half_tensor = HostTensor::Allocate(desc);
   for (int64_t i = 0; i < desc.shape.elem_count(); ++i) {
-    static_cast<half *>(half_tensor.data)[i] = __float2half(static_cast<float>(ValueAt(tensor, i)));
+    static_cast<half*>(half_tensor.data)[i] = __float2half(static_cast<float>(ValueAt(tensor, i)));
   }
   return half_tensor;
 }
@@ -174,22 +174,22 @@ HostTensor ToHalf(const HostTensor &tensor) {
 // The float16 GPU kernel against the float32 CPU kernel: the inputs named in
 // `half_keys` (all float inputs when empty) are rounded to float16 and given to
 // the GPU in float16; float outputs come back in float16.
-void CompareHalfWithCpu(const OperatorConf &conf, const std::map<std::string, HostTensor> &inputs,
+void CompareHalfWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
                         Tolerance tolerance = {2e-3, 5e-3}, std::set<std::string> half_keys = {}) {
   SCOPED_TRACE(conf.op_type() + " in float16");
   if (half_keys.empty()) {
-    for (const auto &entry : inputs) {
+    for (const auto& entry : inputs) {
       if (entry.second.desc.data_type == kFloat) { half_keys.insert(entry.first); }
     }
   }
   std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
   DescMap float_descs, half_descs;
-  for (const auto &entry : inputs) {
+  for (const auto& entry : inputs) {
     HostTensor rounded = Clone(entry.second);
     if (half_keys.count(entry.first)) {
       HostTensor as_half = ToHalf(entry.second);
       for (int64_t i = 0; i < rounded.desc.shape.elem_count(); ++i) {
-        static_cast<float *>(rounded.data)[i] = static_cast<float>(ValueAt(as_half, i));
+        static_cast<float*>(rounded.data)[i] = static_cast<float>(ValueAt(as_half, i));
       }
       gpu_inputs[entry.first] = as_half;
     } else {
@@ -206,8 +206,8 @@ void CompareHalfWithCpu(const OperatorConf &conf, const std::map<std::string, Ho
     half_descs[entry.first] = entry.second;
   }
   std::map<std::string, HostTensor> gpu = RunOnGpu(conf, half_descs, gpu_inputs, kFloat16);
-  for (const auto &entry : gpu) {
-    const HostTensor &expected =
+  for (const auto& entry : gpu) {
+    const HostTensor& expected =
         inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
     const bool exact = !IsFloatingDataType(expected.desc.data_type);
     ExpectClose(entry.second, expected, exact ? 0.0 : tolerance.atol, exact ? 0.0 : tolerance.rtol,
@@ -218,10 +218,10 @@ void CompareHalfWithCpu(const OperatorConf &conf, const std::map<std::string, Ho
 // Values uniform in [low, high) (integers: floor of them), deterministic per
 // seed.
 template <typename T>
-HostTensor Random(const Shape &shape, int64_t seed, double low = -1.0, double high = 1.0) {
+HostTensor Random(const Shape& shape, int64_t seed, double low = -1.0, double high = 1.0) {
   std::vector<T> values(shape.elem_count());
   uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(seed + 7);
-  for (auto &value : values) {
+  for (auto& value : values) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     const double unit = static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
     const double x = low + (high - low) * unit;
@@ -230,7 +230,7 @@ HostTensor Random(const Shape &shape, int64_t seed, double low = -1.0, double hi
   return MakeTensor(shape, values);
 }
 
-const std::vector<Shape> &ElementwiseShapes() {
+const std::vector<Shape>& ElementwiseShapes() {
   static const std::vector<Shape> shapes = {Shape({1}), Shape({7}), Shape({3, 5}), Shape({1001}),
                                             Shape({4, 257, 3})};
   return shapes;
@@ -273,8 +273,8 @@ TEST(CudaKernels, CopiesAndConstants) {
 
 TEST(CudaKernels, ScalarMath) {
   SKIP_WITHOUT_GPU();
-  for (const Shape &shape : ElementwiseShapes()) {
-    for (const char *op_type : {"scalar_add", "scalar_mul"}) {
+  for (const Shape& shape : ElementwiseShapes()) {
+    for (const char* op_type : {"scalar_add", "scalar_mul"}) {
       const OperatorConf conf = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("operand", 2.5)});
       CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1)}});
       CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2)}});
@@ -293,7 +293,7 @@ TEST(CudaKernels, ScalarMath) {
 TEST(CudaKernels, MathUnary) {
   SKIP_WITHOUT_GPU();
   struct Case {
-    const char *op_type;
+    const char* op_type;
     double low, high;
     bool has_grad;
   };
@@ -321,8 +321,8 @@ TEST(CudaKernels, MathUnary) {
   // float32 transcendental functions differ by a few ulps between CUDA and
   // fast_math.h.
   const Tolerance float_tolerance{1e-5, 2e-5};
-  for (const Case &c : cases) {
-    for (const Shape &shape : {Shape({5}), Shape({33, 31})}) {
+  for (const Case& c : cases) {
+    for (const Shape& shape : {Shape({5}), Shape({33, 31})}) {
       const OperatorConf forward = MakeOpConf(c.op_type, {{"x", 1}});
       CompareWithCpu(forward, {{"x_0", Random<float>(shape, 1, c.low, c.high)}}, float_tolerance);
       CompareWithCpu(forward, {{"x_0", Random<double>(shape, 2, c.low, c.high)}}, {1e-12, 1e-12});
@@ -341,7 +341,7 @@ TEST(CudaKernels, MathUnary) {
   }
   const OperatorConf logical_not = MakeOpConf("logical_not", {{"x", 1}});
   CompareWithCpu(logical_not, {{"x_0", Random<int32_t>(Shape({50}), 8, -2, 2)}});
-  for (const char *op_type : {"abs", "negative", "sign"}) {
+  for (const char* op_type : {"abs", "negative", "sign"}) {
     CompareWithCpu(MakeOpConf(op_type, {{"x", 1}}),
                    {{"x_0", Random<int64_t>(Shape({50}), 9, -20, 20)}});
   }
@@ -349,8 +349,8 @@ TEST(CudaKernels, MathUnary) {
 
 TEST(CudaKernels, Activations) {
   SKIP_WITHOUT_GPU();
-  for (const Shape &shape : ElementwiseShapes()) {
-    for (const char *op_type : {"relu", "sigmoid", "tanh", "square"}) {
+  for (const Shape& shape : ElementwiseShapes()) {
+    for (const char* op_type : {"relu", "sigmoid", "tanh", "square"}) {
       const OperatorConf forward = MakeOpConf(op_type, {{"x", 1}});
       CompareWithCpu(forward, {{"x_0", Random<float>(shape, 1, -4, 4)}});
       CompareWithCpu(forward, {{"x_0", Random<double>(shape, 2, -4, 4)}}, {1e-12, 1e-12});
@@ -371,17 +371,17 @@ TEST(CudaKernels, BroadcastBinary) {
       {Shape({3, 1, 5}), Shape({4, 1})},       {Shape({2, 3, 4, 5}), Shape({5})},
       {Shape({2, 1, 4, 1}), Shape({3, 1, 6})}, {Shape({1}), Shape({6, 7})},
   };
-  const std::vector<const char *> all_types = {
+  const std::vector<const char*> all_types = {
       "broadcast_add",     "broadcast_sub",       "broadcast_mul",     "broadcast_maximum",
       "broadcast_minimum", "broadcast_floor_mod", "broadcast_floordiv"};
-  const std::vector<const char *> floating = {"broadcast_div", "broadcast_pow", "broadcast_atan2",
-                                              "broadcast_xdivy", "broadcast_xlogy"};
-  const std::vector<const char *> compare = {
+  const std::vector<const char*> floating = {"broadcast_div", "broadcast_pow", "broadcast_atan2",
+                                             "broadcast_xdivy", "broadcast_xlogy"};
+  const std::vector<const char*> compare = {
       "broadcast_equal", "broadcast_not_equal",  "broadcast_greater",     "broadcast_greater_equal",
       "broadcast_less",  "broadcast_less_equal", "broadcast_logical_and", "broadcast_logical_or"};
-  for (const auto &[x_shape, y_shape] : shapes) {
+  for (const auto& [x_shape, y_shape] : shapes) {
     SCOPED_TRACE(x_shape.ToString() + " and " + y_shape.ToString());
-    auto run = [&](const char *op_type, bool integers, double low) {
+    auto run = [&](const char* op_type, bool integers, double low) {
       const OperatorConf conf = MakeOpConf(op_type, {{"x", 1}, {"y", 1}});
       CompareWithCpu(conf, {{"x_0", Random<float>(x_shape, 1, low, 3)},
                             {"y_0", Random<float>(y_shape, 2, 0.5, 3)}});
@@ -398,9 +398,9 @@ TEST(CudaKernels, BroadcastBinary) {
       CompareWithCpu(conf, {{"x_0", Random<int64_t>(x_shape, 9, -9, 9)},
                             {"y_0", Random<int64_t>(y_shape, 10, -3, 3)}});
     };
-    for (const char *op_type : all_types) { run(op_type, true, -3); }
-    for (const char *op_type : floating) { run(op_type, false, 0.1); }
-    for (const char *op_type : compare) {
+    for (const char* op_type : all_types) { run(op_type, true, -3); }
+    for (const char* op_type : floating) { run(op_type, false, 0.1); }
+    for (const char* op_type : compare) {
       run(op_type, true, -3);
       const OperatorConf conf = MakeOpConf(op_type, {{"x", 1}, {"y", 1}});
       CompareWithCpu(conf, {{"x_0", Random<int8_t>(x_shape, 11, -2, 2)},
@@ -423,7 +423,7 @@ TEST(CudaKernels, AddNAndBiasAdd) {
     CompareHalfWithCpu(conf, inputs, {5e-3, 5e-3});
   }
   for (int64_t axis : {1, -1}) {
-    for (const Shape &shape : {Shape({8, 16}), Shape({4, 6, 5})}) {
+    for (const Shape& shape : {Shape({8, 16}), Shape({4, 6, 5})}) {
       const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
       const OperatorConf conf =
           MakeOpConf("bias_add", {{"a", 1}, {"b", 1}}, {MakeAttr<int64_t>("axis", axis)});
@@ -452,7 +452,7 @@ TEST(CudaKernels, Matmul) {
       {Shape({2, 3, 4}), Shape({4, 5}), false, false, 1.0},
       {Shape({64, 129}), Shape({129, 33}), false, false, 1.0},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     const OperatorConf conf =
         MakeOpConf("matmul", {{"a", 1}, {"b", 1}},
                    {MakeAttr("transpose_a", c.transpose_a), MakeAttr("transpose_b", c.transpose_b),
@@ -473,10 +473,10 @@ TEST(CudaKernels, Reductions) {
       {Shape({4, 50, 7}), {1}}, {Shape({4, 5, 6, 7}), {0, 2}}, {Shape({4, 5, 6, 7}), {1, 3}},
       {Shape({3, 1, 5}), {1}},  {Shape({2, 3}), {0, 1}},
   };
-  for (const auto &[shape, axes] : cases) {
+  for (const auto& [shape, axes] : cases) {
     SCOPED_TRACE(shape.ToString());
     for (bool keepdims : {false, true}) {
-      for (const char *op_type :
+      for (const char* op_type :
            {"reduce_sum", "reduce_max", "reduce_min", "reduce_any", "reduce_all"}) {
         const OperatorConf conf =
             MakeOpConf(op_type, {{"input_tensor", 1}},
@@ -506,9 +506,9 @@ TEST(CudaKernels, Reductions) {
 
 TEST(CudaKernels, Softmax) {
   SKIP_WITHOUT_GPU();
-  for (const Shape &shape : {Shape({4, 10}), Shape({3, 1000}), Shape({2, 5, 3, 4})}) {
+  for (const Shape& shape : {Shape({4, 10}), Shape({3, 1000}), Shape({2, 5, 3, 4})}) {
     for (int64_t axis : {-1, 1}) {
-      for (const char *op_type : {"softmax", "log_softmax"}) {
+      for (const char* op_type : {"softmax", "log_softmax"}) {
         const OperatorConf forward = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("axis", axis)});
         CompareWithCpu(forward, {{"in_0", Random<float>(shape, 1, -5, 5)}});
         CompareWithCpu(forward, {{"in_0", Random<double>(shape, 2, -5, 5)}}, {1e-12, 1e-12});
@@ -555,7 +555,7 @@ TEST(CudaKernels, ModelUpdates) {
   const std::vector<std::pair<std::string, double>> common = {
       {"scale", 2.0}, {"l1", 0.01}, {"l2", 0.02}, {"weight_decay", 0.5}};
   auto attrs = [&](std::map<std::string, AttrValue> extra) {
-    for (const auto &[name, value] : common) { extra[name] = ToAttrValue<double>(value); }
+    for (const auto& [name, value] : common) { extra[name] = ToAttrValue<double>(value); }
     return extra;
   };
   const OperatorConf sgd =
@@ -646,7 +646,7 @@ TEST(CudaKernels, Convolution) {
        {1, 1, 1},
        1},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     SCOPED_TRACE(c.in.ToString() + " * " + c.weight.ToString() + " " + c.data_format);
     const int64_t spatial_axes = c.in.num_axes() - 2;
     std::vector<int64_t> kernel_size;
@@ -707,14 +707,14 @@ TEST(CudaKernels, Pooling) {
       {Shape({2, 4, 11}), {3}, {2}, "same_upper", "channels_first", false},
       {Shape({1, 2, 5, 6, 7}), {2, 3, 2}, {2, 1, 2}, "valid", "channels_first", false},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     SCOPED_TRACE(c.x.ToString() + " " + c.padding + " " + c.data_format);
     const int64_t spatial_axes = c.x.num_axes() - 2;
     const std::map<std::string, AttrValue> attrs = {
         MakeAttr("pool_size", c.pool_size), MakeAttr("strides", c.strides),
         MakeAttr("padding", c.padding), MakeAttr("data_format", c.data_format),
         MakeAttr("ceil_mode", c.ceil_mode)};
-    for (const char *kind : {"max", "avg"}) {
+    for (const char* kind : {"max", "avg"}) {
       const std::string op_type = std::string(kind) + "_pool_" + std::to_string(spatial_axes) + "d";
       const OperatorConf forward = MakeOpConf(op_type, {{"x", 1}}, attrs);
       const Shape y = Infer(forward, {{"x_0", BlobDesc{c.x, kFloat}}}).at("y_0").shape;
@@ -731,13 +731,13 @@ TEST(CudaKernels, Pooling) {
 
 TEST(CudaKernels, BatchNormalization) {
   SKIP_WITHOUT_GPU();
-  for (const auto &[shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+  for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
            {Shape({4, 3, 5, 6}), 1}, {Shape({64, 10}), 1}, {Shape({2, 5, 3}), -1}}) {
     SCOPED_TRACE(shape.ToString());
     const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
     const Shape channel_shape({channels});
-    auto with_attrs = [&](const std::string &op_type,
-                          const std::map<std::string, int64_t> &inputs) {
+    auto with_attrs = [&](const std::string& op_type,
+                          const std::map<std::string, int64_t>& inputs) {
       std::map<std::string, AttrValue> attrs = {MakeAttr("axis", axis)};
       if (op_type != "batch_norm_mean" && op_type != "batch_norm_variance") {
         attrs["epsilon"] = ToAttrValue<double>(1e-3);
@@ -758,14 +758,14 @@ TEST(CudaKernels, BatchNormalization) {
           {"moving_variance_0", Random<T>(channel_shape, 8, 0.5, 2)},
           {"sum_dy_0", Random<T>(channel_shape, 9)},
           {"sum_dy_xhat_0", Random<T>(channel_shape, 10)}};
-      auto pick = [&](const std::vector<std::string> &names) {
+      auto pick = [&](const std::vector<std::string>& names) {
         std::map<std::string, HostTensor> inputs;
-        for (const std::string &name : names) { inputs[name + "_0"] = all.at(name + "_0"); }
+        for (const std::string& name : names) { inputs[name + "_0"] = all.at(name + "_0"); }
         return inputs;
       };
-      auto counts = [](const std::vector<std::string> &names) {
+      auto counts = [](const std::vector<std::string>& names) {
         std::map<std::string, int64_t> result;
-        for (const std::string &name : names) { result[name] = 1; }
+        for (const std::string& name : names) { result[name] = 1; }
         return result;
       };
       const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
@@ -779,7 +779,7 @@ TEST(CudaKernels, BatchNormalization) {
            {"x", "dy", "mean", "variance", "gamma", "sum_dy", "sum_dy_xhat"}},
           {"normalization_grad", {"x", "dy", "mean", "variance", "gamma"}},
       };
-      for (const auto &[op_type, names] : ops) {
+      for (const auto& [op_type, names] : ops) {
         CompareWithCpu(with_attrs(op_type, counts(names)), pick(names), tolerance);
       }
     };
@@ -790,7 +790,7 @@ TEST(CudaKernels, BatchNormalization) {
 
 TEST(CudaKernels, TransposeAndOneHot) {
   SKIP_WITHOUT_GPU();
-  for (const auto &[shape, perm] :
+  for (const auto& [shape, perm] :
        std::vector<std::pair<Shape, std::vector<int64_t>>>{{Shape({5, 7}), {1, 0}},
                                                            {Shape({2, 3, 4, 5}), {0, 2, 3, 1}},
                                                            {Shape({2, 1, 3, 4}), {3, 1, 0, 2}},
