@@ -1,0 +1,144 @@
+// GPU kernels of the unary math family (oneflow/ops/math_unary.cpp): one
+// forward and one gradient kernel template over the device functors of
+// math_functors.cuh, registered for the same ops and dtypes as the CPU kernels
+// (cpu/math_unary.cpp), plus float16 (computed in float).
+
+#include <cuda_fp16.h>
+
+#include "oneflow/device/cuda_device_context.h"
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/cuda/math_functors.cuh"
+
+namespace oneflow {
+namespace cuda {
+
+namespace {
+
+using math_unary_device::Params;
+
+template <typename C>
+Params<C> ReadParams(const KernelInitContext& ctx) {
+  Params<C> params;
+  const auto& attrs = ctx.conf().attr();
+  if (attrs.count("alpha")) { params.a = static_cast<C>(ctx.Attr<double>("alpha")); }
+  if (attrs.count("min_val")) { params.a = static_cast<C>(ctx.Attr<double>("min_val")); }
+  if (attrs.count("max_val")) { params.b = static_cast<C>(ctx.Attr<double>("max_val")); }
+  return params;
+}
+
+template <typename Functor, typename C>
+struct ForwardOp {
+  Params<C> params;
+  __device__ auto operator()(C x) const { return Functor::Forward(x, params); }
+};
+
+template <typename Functor, typename C>
+struct BackwardOp {
+  Params<C> params;
+  __device__ C operator()(C x, C dy) const { return Functor::Backward(x, dy, params); }
+};
+
+// Out: y's element type (T, or int8 for logical_not).
+template <typename Functor, typename T, typename Out = T>
+class MathUnaryKernel final : public Kernel {
+ public:
+  using C = ComputeType<T>;
+  explicit MathUnaryKernel(const KernelInitContext& ctx) : params_(ReadParams<C>(ctx)) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
+    LaunchElementwise<C>(ctx.cuda_device().cuda_stream(), x.elem_count(),
+                         ForwardOp<Functor, C>{params_}, ctx.Output("y").mut_data<Out>(),
+                         x.data<T>());
+  }
+
+ private:
+  Params<C> params_;
+};
+
+template <typename Functor, typename T>
+class MathUnaryGradKernel final : public Kernel {
+ public:
+  using C = ComputeType<T>;
+  explicit MathUnaryGradKernel(const KernelInitContext& ctx) : params_(ReadParams<C>(ctx)) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
+    LaunchElementwise<C>(ctx.cuda_device().cuda_stream(), x.elem_count(),
+                         BackwardOp<Functor, C>{params_}, ctx.Output("dx").mut_data<T>(),
+                         x.data<T>(), ctx.Input("dy").data<T>());
+  }
+
+ private:
+  Params<C> params_;
+};
+
+}  // namespace
+
+namespace mu = math_unary_device;
+
+#define OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor)                          \
+  REGISTER_KERNEL(op_type, "gpu", kFloat, MathUnaryKernel<mu::Functor, float>);   \
+  REGISTER_KERNEL(op_type, "gpu", kDouble, MathUnaryKernel<mu::Functor, double>); \
+  REGISTER_KERNEL(op_type, "gpu", kFloat16, MathUnaryKernel<mu::Functor, half>)
+#define OF_REGISTER_MATH_UNARY(op_type, Functor)                                              \
+  OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor);                                           \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat, MathUnaryGradKernel<mu::Functor, float>);   \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kDouble, MathUnaryGradKernel<mu::Functor, double>); \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat16, MathUnaryGradKernel<mu::Functor, half>)
+#define OF_REGISTER_MATH_UNARY_INTEGERS(op_type, Functor)                         \
+  REGISTER_KERNEL(op_type, "gpu", kInt32, MathUnaryKernel<mu::Functor, int32_t>); \
+  REGISTER_KERNEL(op_type, "gpu", kInt64, MathUnaryKernel<mu::Functor, int64_t>)
+
+OF_REGISTER_MATH_UNARY("abs", Abs);
+OF_REGISTER_MATH_UNARY_INTEGERS("abs", Abs);
+OF_REGISTER_MATH_UNARY("acos", Acos);
+OF_REGISTER_MATH_UNARY("acosh", Acosh);
+OF_REGISTER_MATH_UNARY("asin", Asin);
+OF_REGISTER_MATH_UNARY("asinh", Asinh);
+OF_REGISTER_MATH_UNARY("atan", Atan);
+OF_REGISTER_MATH_UNARY("atanh", Atanh);
+OF_REGISTER_MATH_UNARY_FORWARD("ceil", Ceil);
+OF_REGISTER_MATH_UNARY("cos", Cos);
+OF_REGISTER_MATH_UNARY("cosh", Cosh);
+OF_REGISTER_MATH_UNARY("erf", Erf);
+OF_REGISTER_MATH_UNARY("erfc", Erfc);
+OF_REGISTER_MATH_UNARY("exp", Exp);
+OF_REGISTER_MATH_UNARY("expm1", Expm1);
+OF_REGISTER_MATH_UNARY_FORWARD("floor", Floor);
+OF_REGISTER_MATH_UNARY("lgamma", Lgamma);
+OF_REGISTER_MATH_UNARY("log", Log);
+OF_REGISTER_MATH_UNARY("log1p", Log1p);
+OF_REGISTER_MATH_UNARY("log_sigmoid", LogSigmoid);
+OF_REGISTER_MATH_UNARY("negative", Negative);
+OF_REGISTER_MATH_UNARY_INTEGERS("negative", Negative);
+OF_REGISTER_MATH_UNARY("reciprocal", Reciprocal);
+OF_REGISTER_MATH_UNARY("reciprocal_no_nan", ReciprocalNoNan);
+OF_REGISTER_MATH_UNARY_FORWARD("rint", Rint);
+OF_REGISTER_MATH_UNARY_FORWARD("round", Round);
+OF_REGISTER_MATH_UNARY("rsqrt", Rsqrt);
+OF_REGISTER_MATH_UNARY("sigmoid_v2", SigmoidV2);
+OF_REGISTER_MATH_UNARY_FORWARD("sign", Sign);
+OF_REGISTER_MATH_UNARY_INTEGERS("sign", Sign);
+OF_REGISTER_MATH_UNARY("sin", Sin);
+OF_REGISTER_MATH_UNARY("sinh", Sinh);
+OF_REGISTER_MATH_UNARY("softplus", Softplus);
+OF_REGISTER_MATH_UNARY("sqrt", Sqrt);
+OF_REGISTER_MATH_UNARY("tan", Tan);
+OF_REGISTER_MATH_UNARY("gelu", Gelu);
+OF_REGISTER_MATH_UNARY("hardsigmoid", HardSigmoid);
+OF_REGISTER_MATH_UNARY("hardswish", HardSwish);
+OF_REGISTER_MATH_UNARY("hardtanh", HardTanh);
+OF_REGISTER_MATH_UNARY("leaky_relu", LeakyRelu);
+OF_REGISTER_MATH_UNARY("elu", Elu);
+
+#define OF_REGISTER_LOGICAL_NOT(data_type, T) \
+  REGISTER_KERNEL("logical_not", "gpu", data_type, MathUnaryKernel<mu::LogicalNot, T, int8_t>)
+OF_REGISTER_LOGICAL_NOT(kFloat, float);
+OF_REGISTER_LOGICAL_NOT(kDouble, double);
+OF_REGISTER_LOGICAL_NOT(kFloat16, half);
+OF_REGISTER_LOGICAL_NOT(kInt8, int8_t);
+OF_REGISTER_LOGICAL_NOT(kInt32, int32_t);
+OF_REGISTER_LOGICAL_NOT(kInt64, int64_t);
+
+}  // namespace cuda
+}  // namespace oneflow

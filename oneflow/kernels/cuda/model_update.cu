@@ -1,0 +1,144 @@
+// GPU sgd_update, momentum_update and adam_update (formulas in
+// oneflow/ops/model_update.cpp, as the CPU kernels of cpu/model_update.cpp).
+// The learning rate, train_step, scale_by_tensor and skip_if are blobs on the
+// device: every thread reads them (no copy to the host, no synchronization); a
+// skipped step returns before touching anything. Float16 models update in
+// float.
+
+#include <cuda_fp16.h>
+
+#include "oneflow/device/cuda_device_context.h"
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/cuda/math_functors.cuh"
+
+namespace oneflow {
+namespace cuda {
+
+namespace {
+
+namespace dm = device_math;
+
+enum class Optimizer { kSgd, kMomentum, kAdam };
+
+// Everything one update needs; optional device inputs are null when absent.
+template <typename T>
+struct UpdateArgs {
+  using C = ComputeType<T>;
+  int64_t n = 0;
+  T* model = nullptr;
+  const T* diff = nullptr;
+  T* state0 = nullptr;  // momentum, or Adam's m
+  T* state1 = nullptr;  // Adam's v
+  const float* learning_rate = nullptr;
+  const int64_t* train_step = nullptr;
+  const float* scale_by_tensor = nullptr;
+  const int64_t* skip_if = nullptr;
+  double scale = 1.0;
+  C l1 = 0, l2 = 0, weight_decay = 0;
+  C beta = 0;  // momentum's beta, or Adam's beta1
+  double beta1 = 0, beta2 = 0;
+  C epsilon = 0;
+  bool bias_correction = false;
+};
+
+template <Optimizer kOptimizer, typename T>
+__global__ void UpdateKernel(UpdateArgs<T> a) {
+  using C = ComputeType<T>;
+  if (a.skip_if != nullptr && *a.skip_if != 0) { return; }
+  double scale_value = a.scale;
+  if (a.scale_by_tensor != nullptr) { scale_value *= static_cast<double>(*a.scale_by_tensor); }
+  const C scale = static_cast<C>(scale_value);
+  double learning_rate = static_cast<double>(*a.learning_rate);
+  if (kOptimizer == Optimizer::kAdam && a.bias_correction) {
+    // lr * sqrt(1 - beta2^t) / (1 - beta1^t) at t = train_step + 1 (train_step
+    // -1 when absent).
+    const double t = static_cast<double>((a.train_step != nullptr ? *a.train_step : -1) + 1);
+    learning_rate *= sqrt(1.0 - pow(a.beta2, t)) / (1.0 - pow(a.beta1, t));
+  }
+  const C lr = static_cast<C>(learning_rate);
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+       i += stride) {
+    const C w = Convert<C>(a.model[i]);
+    const C g = scale * Convert<C>(a.diff[i]) + a.l1 * C((w > C(0)) - (w < C(0))) + a.l2 * w;
+    if constexpr (kOptimizer == Optimizer::kSgd) {
+      a.model[i] = Convert<T>(w - lr * (g + a.weight_decay * w));
+    } else if constexpr (kOptimizer == Optimizer::kMomentum) {
+      const C momentum = a.beta * Convert<C>(a.state0[i]) - lr * g;
+      a.state0[i] = Convert<T>(momentum);
+      a.model[i] = Convert<T>(w + momentum - lr * a.weight_decay * w);
+    } else {
+      const C beta1 = static_cast<C>(a.beta1), beta2 = static_cast<C>(a.beta2);
+      const C m = beta1 * Convert<C>(a.state0[i]) + (C(1) - beta1) * g;
+      const C v = beta2 * Convert<C>(a.state1[i]) + (C(1) - beta2) * g * g;
+      a.state0[i] = Convert<T>(m);
+      a.state1[i] = Convert<T>(v);
+      a.model[i] = Convert<T>(w - lr * (m / (dm::Sqrt(v) + a.epsilon) + a.weight_decay * w));
+    }
+  }
+}
+
+template <Optimizer kOptimizer, typename T>
+class UpdateGpuKernel final : public Kernel {
+ public:
+  using C = ComputeType<T>;
+  explicit UpdateGpuKernel(const KernelInitContext& ctx) {
+    args_.scale = ctx.Attr<double>("scale");
+    args_.l1 = static_cast<C>(ctx.Attr<double>("l1"));
+    args_.l2 = static_cast<C>(ctx.Attr<double>("l2"));
+    args_.weight_decay = static_cast<C>(ctx.Attr<double>("weight_decay"));
+    if constexpr (kOptimizer == Optimizer::kMomentum) {
+      args_.beta = static_cast<C>(ctx.Attr<double>("beta"));
+    }
+    if constexpr (kOptimizer == Optimizer::kAdam) {
+      args_.beta1 = ctx.Attr<double>("beta1");
+      args_.beta2 = ctx.Attr<double>("beta2");
+      args_.epsilon = static_cast<C>(ctx.Attr<double>("epsilon"));
+      args_.bias_correction = ctx.Attr<bool>("do_bias_correction");
+    }
+  }
+
+  void Forward(KernelContext& ctx) override {
+    UpdateArgs<T> a = args_;
+    a.n = ctx.Input("model").elem_count();
+    if (a.n == 0) { return; }
+    a.model = ctx.MutableInput("model").mut_data<T>();
+    a.diff = ctx.Input("model_diff").data<T>();
+    a.learning_rate = ctx.Input("learning_rate").data<float>();
+    if (ctx.HasInput("train_step")) { a.train_step = ctx.Input("train_step").data<int64_t>(); }
+    if (ctx.HasInput("scale_by_tensor")) {
+      a.scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
+    }
+    if (ctx.HasInput("skip_if")) { a.skip_if = ctx.Input("skip_if").data<int64_t>(); }
+    if constexpr (kOptimizer == Optimizer::kMomentum) {
+      a.state0 = ctx.MutableInput("momentum").mut_data<T>();
+    }
+    if constexpr (kOptimizer == Optimizer::kAdam) {
+      a.state0 = ctx.MutableInput("m").mut_data<T>();
+      a.state1 = ctx.MutableInput("v").mut_data<T>();
+    }
+    UpdateKernel<kOptimizer, T>
+        <<<BlockCount(a.n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(a);
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  UpdateArgs<T> args_;
+};
+
+template <typename T>
+using SgdUpdateKernel = UpdateGpuKernel<Optimizer::kSgd, T>;
+template <typename T>
+using MomentumUpdateKernel = UpdateGpuKernel<Optimizer::kMomentum, T>;
+template <typename T>
+using AdamUpdateKernel = UpdateGpuKernel<Optimizer::kAdam, T>;
+
+}  // namespace
+
+OF_REGISTER_GPU_FLOATING_KERNELS("sgd_update", SgdUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("momentum_update", MomentumUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("adam_update", AdamUpdateKernel);
+
+}  // namespace cuda
+}  // namespace oneflow

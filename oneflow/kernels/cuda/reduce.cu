@@ -1,0 +1,312 @@
+// GPU reductions: reduce_sum, reduce_sum_like, reduce_max, reduce_min,
+// reduce_prod, reduce_any, reduce_all (same axes, dtypes and NaN rules as
+// cpu/reduce_loops.h; float16 added). One plan for any set of axes: size-1 axes
+// dropped, neighbours of the same kind (kept / reduced) merged.
+// - [outer kept O][reduced R][inner kept I] with I > 1: one thread per output
+// (o, i) walks R
+//   with stride I; neighbouring threads read neighbouring elements.
+// - anything else (I == 1, i.e. contiguous rows, or kept and reduced axes
+// interleaved): one
+//   block per output element; its threads split the reduced elements
+//   (contiguous when the reduced axes are innermost) and combine them with a
+//   block reduction.
+// Sums and products accumulate in float for float and float16, double for
+// double.
+
+#include <cuda_fp16.h>
+#include <math_constants.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "oneflow/common/error.h"
+#include "oneflow/device/cuda_device_context.h"
+#include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cuda/block_reduce.cuh"
+#include "oneflow/kernels/cuda/elementwise.cuh"
+
+namespace oneflow {
+namespace cuda {
+
+namespace {
+
+constexpr int kMaxReduceDims = 8;
+
+template <typename T>
+__device__ __forceinline__ T LowestValue() {
+  if constexpr (std::is_same_v<T, float>) {
+    return -CUDART_INF_F;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return -CUDART_INF;
+  } else if constexpr (std::is_same_v<T, int8_t>) {
+    return INT8_MIN;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return INT32_MIN;
+  } else {
+    static_assert(std::is_same_v<T, int64_t>, "LowestValue: unsupported type");
+    return INT64_MIN;
+  }
+}
+template <typename T>
+__device__ __forceinline__ T HighestValue() {
+  if constexpr (std::is_same_v<T, float>) {
+    return CUDART_INF_F;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return CUDART_INF;
+  } else if constexpr (std::is_same_v<T, int8_t>) {
+    return INT8_MAX;
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return INT32_MAX;
+  } else {
+    static_assert(std::is_same_v<T, int64_t>, "HighestValue: unsupported type");
+    return INT64_MAX;
+  }
+}
+
+// Reducers: Acc Identity(), Acc Combine(Acc, Acc) (also used to merge partial
+// results), and the output type Out (T, or int8 for any / all). Elements are
+// converted to Acc before combining.
+template <typename T>
+struct SumReducer {
+  using Acc = ComputeType<T>;
+  using Out = T;
+  __device__ static Acc Identity() { return Acc(0); }
+  __device__ static Acc Combine(Acc a, Acc b) { return a + b; }
+};
+template <typename T>
+struct ProdReducer {
+  using Acc = ComputeType<T>;
+  using Out = T;
+  __device__ static Acc Identity() { return Acc(1); }
+  __device__ static Acc Combine(Acc a, Acc b) { return a * b; }
+};
+// Max and min propagate NaN.
+template <typename T>
+struct MaxReducer {
+  using Acc = ComputeType<T>;
+  using Out = T;
+  __device__ static Acc Identity() { return LowestValue<Acc>(); }
+  __device__ static Acc Combine(Acc a, Acc b) { return (b > a || b != b) ? b : a; }
+};
+template <typename T>
+struct MinReducer {
+  using Acc = ComputeType<T>;
+  using Out = T;
+  __device__ static Acc Identity() { return HighestValue<Acc>(); }
+  __device__ static Acc Combine(Acc a, Acc b) { return (b < a || b != b) ? b : a; }
+};
+// any / all over truth values (x != 0, NaN counts as true), output int8.
+template <typename T>
+struct AnyReducer {
+  using Acc = int8_t;
+  using Out = int8_t;
+  __device__ static Acc Identity() { return 0; }
+  __device__ static Acc Combine(Acc a, Acc b) { return a | b; }
+};
+template <typename T>
+struct AllReducer {
+  using Acc = int8_t;
+  using Out = int8_t;
+  __device__ static Acc Identity() { return 1; }
+  __device__ static Acc Combine(Acc a, Acc b) { return a & b; }
+};
+
+// An element as the reducer's accumulator (a truth value for any / all).
+template <typename Reducer, typename T>
+__device__ __forceinline__ typename Reducer::Acc Load(T x) {
+  using Acc = typename Reducer::Acc;
+  if constexpr (std::is_same_v<Reducer, AnyReducer<T>> || std::is_same_v<Reducer, AllReducer<T>>) {
+    return static_cast<Acc>(Convert<float>(x) != 0.0f);
+  } else {
+    return Convert<Acc>(x);
+  }
+}
+
+// Coordinates of a flat index over `dims` axes (row-major) dotted with
+// `strides`.
+struct AxesIndex {
+  int dims = 0;
+  int64_t sizes[kMaxReduceDims];
+  int64_t strides[kMaxReduceDims];
+  __device__ int64_t Offset(int64_t index) const {
+    int64_t offset = 0;
+    for (int d = dims - 1; d >= 0; --d) {
+      offset += (index % sizes[d]) * strides[d];
+      index /= sizes[d];
+    }
+    return offset;
+  }
+};
+
+// One block per output element (grid-stride over outputs).
+template <typename Reducer, typename T>
+__global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, AxesIndex kept,
+                                    AxesIndex reduced, const T* in, typename Reducer::Out* out) {
+  using Acc = typename Reducer::Acc;
+  for (int64_t o = blockIdx.x; o < out_count; o += gridDim.x) {
+    const T* base = in + kept.Offset(o);
+    Acc acc = Reducer::Identity();
+    for (int64_t r = threadIdx.x; r < reduce_count; r += blockDim.x) {
+      acc = Reducer::Combine(acc, Load<Reducer>(base[reduced.Offset(r)]));
+    }
+    acc = BlockReduce(acc, [](Acc a, Acc b) { return Reducer::Combine(a, b); });
+    if (threadIdx.x == 0) { out[o] = Convert<typename Reducer::Out>(acc); }
+  }
+}
+
+// [O][R][I], one thread per output (o, i).
+template <typename Reducer, typename T>
+__global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t inner, const T* in,
+                                    typename Reducer::Out* out) {
+  using Acc = typename Reducer::Acc;
+  const int64_t out_count = outer * inner;
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       index < out_count; index += stride) {
+    const int64_t o = index / inner;
+    const int64_t i = index % inner;
+    const T* column = in + o * reduce_count * inner + i;
+    Acc acc = Reducer::Identity();
+    for (int64_t r = 0; r < reduce_count; ++r) {
+      acc = Reducer::Combine(acc, Load<Reducer>(column[r * inner]));
+    }
+    out[index] = Convert<typename Reducer::Out>(acc);
+  }
+}
+
+// The plan of one reduction, built once per kernel from the physical input
+// shape.
+class ReducePlan {
+ public:
+  ReducePlan() = default;
+  ReducePlan(const Shape& input, const std::vector<int64_t>& axes) {
+    Shape kept_shape = input;
+    for (int64_t axis : axes) { kept_shape.Set(axis, 1); }
+    out_count_ = kept_shape.elem_count();
+    // Merged groups (reduced?, size), size-1 axes dropped.
+    std::vector<std::pair<bool, int64_t>> groups;
+    for (int64_t axis = 0; axis < input.num_axes(); ++axis) {
+      if (input.At(axis) == 1) { continue; }
+      const bool is_reduced = std::binary_search(axes.begin(), axes.end(), axis);
+      if (!groups.empty() && groups.back().first == is_reduced) {
+        groups.back().second *= input.At(axis);
+      } else {
+        groups.emplace_back(is_reduced, input.At(axis));
+      }
+    }
+    // Strides of the groups in the input, and the kept / reduced index
+    // descriptions.
+    int64_t stride = 1;
+    std::vector<int64_t> strides(groups.size());
+    for (int64_t g = static_cast<int64_t>(groups.size()) - 1; g >= 0; --g) {
+      strides[g] = stride;
+      stride *= groups[g].second;
+    }
+    reduce_count_ = 1;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      AxesIndex& index = groups[g].first ? reduced_ : kept_;
+      OF_CHECK(index.dims < kMaxReduceDims)
+          << "GPU reduction of " << input.ToString() << ": more than " << kMaxReduceDims
+          << " alternating kept and reduced axis groups";
+      index.sizes[index.dims] = groups[g].second;
+      index.strides[index.dims] = strides[g];
+      ++index.dims;
+      if (groups[g].first) { reduce_count_ *= groups[g].second; }
+    }
+    // [O][R][I] with I > 1: the column kernel.
+    const size_t n = groups.size();
+    if (n >= 2 && !groups[n - 1].first && groups[n - 2].first &&
+        (n == 2 || (n == 3 && !groups[0].first))) {
+      columns_ = true;
+      inner_ = groups[n - 1].second;
+      outer_ = n == 3 ? groups[0].second : 1;
+    }
+  }
+
+  template <typename Reducer, typename T>
+  void Run(cudaStream_t stream, const T* in, typename Reducer::Out* out) const {
+    if (out_count_ == 0) { return; }
+    if (columns_) {
+      ReduceColumnsKernel<Reducer, T><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
+          outer_, reduce_count_, inner_, in, out);
+    } else {
+      const int blocks = static_cast<int>(std::min<int64_t>(out_count_, kMaxBlocks * 4));
+      ReduceByBlockKernel<Reducer, T><<<blocks, RowBlockSize(reduce_count_), 0, stream>>>(
+          out_count_, reduce_count_, kept_, reduced_, in, out);
+    }
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  int64_t out_count_ = 0;
+  int64_t reduce_count_ = 1;
+  AxesIndex kept_, reduced_;
+  bool columns_ = false;
+  int64_t outer_ = 1, inner_ = 1;
+};
+
+template <template <typename> class Reducer, typename T>
+class ReduceGpuKernel final : public Kernel {
+ public:
+  explicit ReduceGpuKernel(const KernelInitContext& ctx) {
+    const Shape& input = ctx.Desc("input_tensor").shape;
+    plan_ =
+        ReducePlan(input, NormalizeReduceAxes(ctx.conf().op_type(),
+                                              Int64ListAttr(ctx.conf(), "axis"), input.num_axes()));
+  }
+  void Forward(KernelContext& ctx) override {
+    plan_.Run<Reducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("input_tensor").data<T>(),
+                          ctx.Output("output_tensor").mut_data<typename Reducer<T>::Out>());
+  }
+
+ private:
+  ReducePlan plan_;
+};
+
+template <typename T>
+class ReduceSumLikeGpuKernel final : public Kernel {
+ public:
+  explicit ReduceSumLikeGpuKernel(const KernelInitContext& ctx) {
+    const Shape& x = ctx.Desc("x").shape;
+    plan_ = ReducePlan(x, ReduceSumLikeAxes("reduce_sum_like", x, ctx.Desc("like").shape,
+                                            Int64ListAttr(ctx.conf(), "axis")));
+  }
+  void Forward(KernelContext& ctx) override {
+    plan_.Run<SumReducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("x").data<T>(),
+                             ctx.Output("y").mut_data<T>());
+  }
+
+ private:
+  ReducePlan plan_;
+};
+
+template <typename T>
+using ReduceSumKernel = ReduceGpuKernel<SumReducer, T>;
+template <typename T>
+using ReduceMaxKernel = ReduceGpuKernel<MaxReducer, T>;
+template <typename T>
+using ReduceMinKernel = ReduceGpuKernel<MinReducer, T>;
+template <typename T>
+using ReduceProdKernel = ReduceGpuKernel<ProdReducer, T>;
+template <typename T>
+using ReduceAnyKernel = ReduceGpuKernel<AnyReducer, T>;
+template <typename T>
+using ReduceAllKernel = ReduceGpuKernel<AllReducer, T>;
+
+}  // namespace
+
+OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum", ReduceSumKernel);
+OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum_like", ReduceSumLikeGpuKernel);
+OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_max", ReduceMaxKernel);
+REGISTER_KERNEL("reduce_max", "gpu", kInt8, ReduceMaxKernel<int8_t>);
+OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_min", ReduceMinKernel);
+REGISTER_KERNEL("reduce_min", "gpu", kInt8, ReduceMinKernel<int8_t>);
+OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_prod", ReduceProdKernel);
+OF_REGISTER_GPU_ALL_TYPE_KERNELS("reduce_any", ReduceAnyKernel);
+OF_REGISTER_GPU_ALL_TYPE_KERNELS("reduce_all", ReduceAllKernel);
+
+}  // namespace cuda
+}  // namespace oneflow

@@ -1,0 +1,819 @@
+// GPU kernels against the CPU kernels: each test runs an op's CPU kernel and
+// its GPU kernel on the same inputs and compares every output and every
+// (possibly updated) input. Float16 kernels are compared with the float32 CPU
+// kernel on inputs rounded to float16. Every test skips without a GPU. CUDA
+// builds only.
+
+#ifdef ONEFLOW_WITH_CUDA
+
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <set>
+
+#include "oneflow/device/cuda_check.h"
+#include "oneflow/device/cuda_device_context.h"
+#include "oneflow/device/cuda_info.h"
+#include "tests/cpp/kernels/kernel_test_util.h"
+
+namespace oneflow {
+namespace test {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (GetCudaInfo().device_count == 0) { GTEST_SKIP() << "no GPU: " << GetCudaInfo().reason; }
+
+// One GPU device context for the whole test binary, bound to the gtest thread
+// on first use.
+CudaDeviceContext& TestGpu() {
+  static CudaDeviceContext* device = [] {
+    auto* context = new CudaDeviceContext(0, [](std::exception_ptr) {});
+    context->BindCurrentThread();
+    return context;
+  }();
+  return *device;
+}
+
+// Device memory freed with the owner.
+struct DeviceBuffer {
+  explicit DeviceBuffer(int64_t bytes) {
+    OF_CUDA_CHECK(cudaMalloc(&data, std::max<int64_t>(bytes, 1)));
+  }
+  ~DeviceBuffer() { cudaFree(data); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data = nullptr;
+};
+
+HostTensor Clone(const HostTensor& tensor) {
+  HostTensor copy = HostTensor::Allocate(tensor.desc);
+  std::memcpy(copy.data, tensor.data, tensor.desc.byte_size());
+  return copy;
+}
+
+double ValueAt(const HostTensor& tensor, int64_t i) {
+  switch (tensor.desc.data_type) {
+    case kFloat:
+      return static_cast<const float*>(tensor.data)[i];
+    case kDouble:
+      return static_cast<const double*>(tensor.data)[i];
+    case kInt8:
+      return static_cast<const int8_t*>(tensor.data)[i];
+    case kUInt8:
+      return static_cast<const uint8_t*>(tensor.data)[i];
+    case kInt32:
+      return static_cast<const int32_t*>(tensor.data)[i];
+    case kInt64:
+      return static_cast<const int64_t*>(tensor.data)[i];
+    case kFloat16:
+      return __half2float(static_cast<const half*>(tensor.data)[i]);
+    default:
+      ADD_FAILURE() << "unexpected dtype";
+      return 0.0;
+  }
+}
+
+// Runs the op's GPU kernel of `data_type`; `descs` holds every blob (inputs and
+// outputs). Returns all blobs after the run (outputs and inputs, which mutable
+// inputs may have changed).
+std::map<std::string, HostTensor> RunOnGpu(const OperatorConf& conf, const DescMap& descs,
+                                           const std::map<std::string, HostTensor>& inputs,
+                                           DataType data_type) {
+  CudaDeviceContext& gpu = TestGpu();
+  KernelInitContext init_context(conf, descs, ParallelContext());
+  std::unique_ptr<Kernel> kernel =
+      KernelRegistry::Instance().Get(conf.name(), conf.op_type(), "gpu", data_type)(init_context);
+  std::map<std::string, std::unique_ptr<DeviceBuffer>> buffers;
+  KernelContext context;
+  for (const auto& entry : descs) {
+    const int64_t bytes = entry.second.byte_size();
+    auto& buffer = buffers[entry.first] = std::make_unique<DeviceBuffer>(bytes);
+    const bool is_input = inputs.count(entry.first) > 0;
+    if (is_input) {
+      OF_CUDA_CHECK(
+          cudaMemcpy(buffer->data, inputs.at(entry.first).data, bytes, cudaMemcpyHostToDevice));
+    } else {
+      OF_CUDA_CHECK(cudaMemset(buffer->data, 0x7f,
+                               bytes));  // garbage the kernel must overwrite
+    }
+    context.AddBlob(entry.first, Blob(buffer->data, entry.second), is_input);
+  }
+  context.set_device(&gpu);
+  // cudaMemcpy from pageable memory may return before its DMA ends, and cudaMemset is ordered on
+  // the legacy stream only: finish both before the kernel's stream runs.
+  OF_CUDA_CHECK(cudaDeviceSynchronize());
+  kernel->Forward(context);
+  OF_CUDA_CHECK(cudaStreamSynchronize(gpu.cuda_stream()));
+  std::map<std::string, HostTensor> results;
+  for (const auto& entry : descs) {
+    HostTensor tensor = HostTensor::Allocate(entry.second);
+    OF_CUDA_CHECK(cudaMemcpy(tensor.data, buffers.at(entry.first)->data, entry.second.byte_size(),
+                             cudaMemcpyDeviceToHost));
+    results[entry.first] = tensor;
+  }
+  return results;
+}
+
+void ExpectClose(const HostTensor& actual, const HostTensor& expected, double atol, double rtol,
+                 const std::string& key) {
+  SCOPED_TRACE("blob " + key);
+  ASSERT_EQ(actual.desc.shape, expected.desc.shape);
+  int64_t failures = 0;
+  for (int64_t i = 0; i < expected.desc.shape.elem_count() && failures < 10; ++i) {
+    const double a = ValueAt(actual, i), e = ValueAt(expected, i);
+    if (std::isnan(e) && std::isnan(a)) { continue; }
+    if (!(std::abs(a - e) <= atol + rtol * std::abs(e))) {
+      ADD_FAILURE() << "element " << i << ": gpu " << a << ", cpu " << e;
+      ++failures;
+    }
+  }
+}
+
+struct Tolerance {
+  double atol = 1e-6, rtol = 1e-5;
+};
+
+// Runs `conf` on the CPU and on the GPU with the same inputs and compares all
+// blobs after the run (integer blobs exactly).
+void CompareWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
+                    Tolerance tolerance = {}) {
+  SCOPED_TRACE(conf.op_type());
+  std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
+  DescMap input_descs;
+  for (const auto& entry : inputs) {
+    cpu_inputs[entry.first] = Clone(entry.second);
+    gpu_inputs[entry.first] = Clone(entry.second);
+    input_descs[entry.first] = entry.second.desc;
+  }
+  KernelRunner cpu(conf, cpu_inputs);
+  cpu.Run();
+  DescMap descs = input_descs;
+  for (const auto& entry : Infer(conf, input_descs)) { descs[entry.first] = entry.second; }
+  const DataType data_type =
+      KernelDataType(OpRegistry::Instance().Get(conf.op_type()), conf, descs);
+  std::map<std::string, HostTensor> gpu = RunOnGpu(conf, descs, gpu_inputs, data_type);
+  for (const auto& entry : gpu) {
+    const HostTensor& expected =
+        inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
+    const bool exact = !IsFloatingDataType(expected.desc.data_type);
+    ExpectClose(entry.second, expected, exact ? 0.0 : tolerance.atol, exact ? 0.0 : tolerance.rtol,
+                entry.first);
+  }
+}
+
+HostTensor ToHalf(const HostTensor& tensor) {
+  BlobDesc desc = tensor.desc;
+  desc.data_type = kFloat16;
+  HostTensor half_tensor = HostTensor::Allocate(desc);
+  for (int64_t i = 0; i < desc.shape.elem_count(); ++i) {
+    static_cast<half*>(half_tensor.data)[i] = __float2half(static_cast<float>(ValueAt(tensor, i)));
+  }
+  return half_tensor;
+}
+
+// The float16 GPU kernel against the float32 CPU kernel: the inputs named in
+// `half_keys` (all float inputs when empty) are rounded to float16 and given to
+// the GPU in float16; float outputs come back in float16.
+void CompareHalfWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
+                        Tolerance tolerance = {2e-3, 5e-3}, std::set<std::string> half_keys = {}) {
+  SCOPED_TRACE(conf.op_type() + " in float16");
+  if (half_keys.empty()) {
+    for (const auto& entry : inputs) {
+      if (entry.second.desc.data_type == kFloat) { half_keys.insert(entry.first); }
+    }
+  }
+  std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
+  DescMap float_descs, half_descs;
+  for (const auto& entry : inputs) {
+    HostTensor rounded = Clone(entry.second);
+    if (half_keys.count(entry.first)) {
+      HostTensor as_half = ToHalf(entry.second);
+      for (int64_t i = 0; i < rounded.desc.shape.elem_count(); ++i) {
+        static_cast<float*>(rounded.data)[i] = static_cast<float>(ValueAt(as_half, i));
+      }
+      gpu_inputs[entry.first] = as_half;
+    } else {
+      gpu_inputs[entry.first] = Clone(entry.second);
+    }
+    cpu_inputs[entry.first] = rounded;
+    float_descs[entry.first] = rounded.desc;
+    half_descs[entry.first] = gpu_inputs[entry.first].desc;
+  }
+  KernelRunner cpu(conf, cpu_inputs);
+  cpu.Run();
+  for (auto entry : Infer(conf, float_descs)) {
+    if (entry.second.data_type == kFloat) { entry.second.data_type = kFloat16; }
+    half_descs[entry.first] = entry.second;
+  }
+  std::map<std::string, HostTensor> gpu = RunOnGpu(conf, half_descs, gpu_inputs, kFloat16);
+  for (const auto& entry : gpu) {
+    const HostTensor& expected =
+        inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
+    const bool exact = !IsFloatingDataType(expected.desc.data_type);
+    ExpectClose(entry.second, expected, exact ? 0.0 : tolerance.atol, exact ? 0.0 : tolerance.rtol,
+                entry.first);
+  }
+}
+
+// Values uniform in [low, high) (integers: floor of them), deterministic per
+// seed.
+template <typename T>
+HostTensor Random(const Shape& shape, int64_t seed, double low = -1.0, double high = 1.0) {
+  std::vector<T> values(shape.elem_count());
+  uint64_t state = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(seed + 7);
+  for (auto& value : values) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double unit = static_cast<double>(state >> 11) / static_cast<double>(1ull << 53);
+    const double x = low + (high - low) * unit;
+    value = static_cast<T>(std::is_floating_point<T>::value ? x : std::floor(x));
+  }
+  return MakeTensor(shape, values);
+}
+
+const std::vector<Shape>& ElementwiseShapes() {
+  static const std::vector<Shape> shapes = {Shape({1}), Shape({7}), Shape({3, 5}), Shape({1001}),
+                                            Shape({4, 257, 3})};
+  return shapes;
+}
+
+TEST(CudaKernels, Cast) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({3, 37});
+  for (DataType to : {kFloat, kDouble, kInt8, kInt32, kInt64, kFloat16}) {
+    const OperatorConf conf = MakeOpConf("cast", {{"in", 1}}, {MakeAttr("dtype", to)});
+    CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", Random<int32_t>(shape, 3, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", Random<int64_t>(shape, 4, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", ToHalf(Random<float>(shape, 5, -100, 100))}});
+  }
+  const OperatorConf to_uint8 = MakeOpConf("cast", {{"in", 1}}, {MakeAttr("dtype", kUInt8)});
+  CompareWithCpu(to_uint8, {{"in_0", Random<int32_t>(shape, 6, 0, 250)}});
+}
+
+TEST(CudaKernels, CopiesAndConstants) {
+  SKIP_WITHOUT_GPU();
+  CompareWithCpu(MakeOpConf("identity", {{"in", 1}}), {{"in_0", Random<float>(Shape({5, 3}), 1)}});
+  CompareWithCpu(MakeOpConf("reshape", {{"in", 1}}, {MakeAttr("shape", Shape({3, -1}))}),
+                 {{"in_0", Random<int64_t>(Shape({6, 2}), 2, -9, 9)}});
+  for (DataType data_type : {kFloat, kDouble, kInt32, kInt64, kInt8}) {
+    CompareWithCpu(MakeOpConf("constant", {},
+                              {MakeAttr("dtype", data_type), MakeAttr("shape", Shape({3, 1001})),
+                               MakeAttr("floating_value", 2.5)}),
+                   {});
+  }
+  CompareWithCpu(
+      MakeOpConf("constant", {},
+                 {MakeAttr("dtype", kInt64), MakeAttr("shape", Shape({9})),
+                  MakeAttr("is_floating_value", false), MakeAttr<int64_t>("integer_value", -7)}),
+      {});
+  CompareWithCpu(MakeOpConf("constant_like", {{"like", 1}}, {MakeAttr("value", -1.5)}),
+                 {{"like_0", Random<double>(Shape({4, 5}), 3)}});
+}
+
+TEST(CudaKernels, ScalarMath) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& shape : ElementwiseShapes()) {
+    for (const char* op_type : {"scalar_add", "scalar_mul"}) {
+      const OperatorConf conf = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("operand", 2.5)});
+      CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1)}});
+      CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2)}});
+      CompareWithCpu(conf, {{"in_0", Random<int32_t>(shape, 3, -50, 50)}});
+      CompareWithCpu(conf, {{"in_0", Random<int64_t>(shape, 4, -50, 50)}});
+      CompareHalfWithCpu(conf, {{"in_0", Random<float>(shape, 5)}});
+    }
+    const OperatorConf pow = MakeOpConf("scalar_pow", {{"in", 1}}, {MakeAttr("exponent", 1.7)});
+    CompareWithCpu(pow, {{"in_0", Random<float>(shape, 6, 0.1, 3)}});
+    CompareWithCpu(pow, {{"in_0", Random<double>(shape, 7, 0.1, 3)}});
+  }
+}
+
+// Forward and gradient of the math unary family, with inputs inside each
+// function's domain.
+TEST(CudaKernels, MathUnary) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* op_type;
+    double low, high;
+    bool has_grad;
+  };
+  const std::vector<Case> cases = {
+      {"abs", -2, 2, true},         {"acos", -0.9, 0.9, true},
+      {"acosh", 1.1, 4, true},      {"asin", -0.9, 0.9, true},
+      {"asinh", -3, 3, true},       {"atan", -3, 3, true},
+      {"atanh", -0.9, 0.9, true},   {"ceil", -3, 3, false},
+      {"cos", -3, 3, true},         {"cosh", -3, 3, true},
+      {"erf", -3, 3, true},         {"erfc", -3, 3, true},
+      {"exp", -5, 5, true},         {"expm1", -2, 2, true},
+      {"floor", -3, 3, false},      {"lgamma", 0.2, 6, true},
+      {"log", 0.1, 5, true},        {"log1p", -0.5, 3, true},
+      {"log_sigmoid", -8, 8, true}, {"negative", -2, 2, true},
+      {"reciprocal", 0.5, 3, true}, {"reciprocal_no_nan", 0.5, 3, true},
+      {"rint", -3, 3, false},       {"round", -3, 3, false},
+      {"rsqrt", 0.2, 4, true},      {"sigmoid_v2", -8, 8, true},
+      {"sign", -2, 2, false},       {"sin", -3, 3, true},
+      {"sinh", -3, 3, true},        {"softplus", -8, 8, true},
+      {"sqrt", 0.1, 4, true},       {"tan", -1.2, 1.2, true},
+      {"gelu", -4, 4, true},        {"hardsigmoid", -5, 5, true},
+      {"hardswish", -5, 5, true},   {"hardtanh", -3, 3, true},
+      {"leaky_relu", -3, 3, true},  {"elu", -3, 3, true},
+  };
+  // float32 transcendental functions differ by a few ulps between CUDA and
+  // fast_math.h.
+  const Tolerance float_tolerance{1e-5, 2e-5};
+  for (const Case& c : cases) {
+    for (const Shape& shape : {Shape({5}), Shape({33, 31})}) {
+      const OperatorConf forward = MakeOpConf(c.op_type, {{"x", 1}});
+      CompareWithCpu(forward, {{"x_0", Random<float>(shape, 1, c.low, c.high)}}, float_tolerance);
+      CompareWithCpu(forward, {{"x_0", Random<double>(shape, 2, c.low, c.high)}}, {1e-12, 1e-12});
+      CompareHalfWithCpu(forward, {{"x_0", Random<float>(shape, 3, c.low, c.high)}});
+      if (!c.has_grad) { continue; }
+      const OperatorConf grad = MakeOpConf(std::string(c.op_type) + "_grad", {{"x", 1}, {"dy", 1}});
+      CompareWithCpu(
+          grad,
+          {{"x_0", Random<float>(shape, 4, c.low, c.high)}, {"dy_0", Random<float>(shape, 5)}},
+          float_tolerance);
+      CompareWithCpu(
+          grad,
+          {{"x_0", Random<double>(shape, 6, c.low, c.high)}, {"dy_0", Random<double>(shape, 7)}},
+          {1e-12, 1e-10});
+    }
+  }
+  const OperatorConf logical_not = MakeOpConf("logical_not", {{"x", 1}});
+  CompareWithCpu(logical_not, {{"x_0", Random<int32_t>(Shape({50}), 8, -2, 2)}});
+  for (const char* op_type : {"abs", "negative", "sign"}) {
+    CompareWithCpu(MakeOpConf(op_type, {{"x", 1}}),
+                   {{"x_0", Random<int64_t>(Shape({50}), 9, -20, 20)}});
+  }
+}
+
+TEST(CudaKernels, Activations) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& shape : ElementwiseShapes()) {
+    for (const char* op_type : {"relu", "sigmoid", "tanh", "square"}) {
+      const OperatorConf forward = MakeOpConf(op_type, {{"x", 1}});
+      CompareWithCpu(forward, {{"x_0", Random<float>(shape, 1, -4, 4)}});
+      CompareWithCpu(forward, {{"x_0", Random<double>(shape, 2, -4, 4)}}, {1e-12, 1e-12});
+      CompareHalfWithCpu(forward, {{"x_0", Random<float>(shape, 3, -4, 4)}});
+      if (std::string(op_type) == "square") { continue; }
+      const OperatorConf grad = MakeOpConf(std::string(op_type) + "_grad", {{"y", 1}, {"dy", 1}});
+      CompareWithCpu(grad, {{"y_0", Random<float>(shape, 4)}, {"dy_0", Random<float>(shape, 5)}});
+      CompareHalfWithCpu(grad,
+                         {{"y_0", Random<float>(shape, 6)}, {"dy_0", Random<float>(shape, 7)}});
+    }
+  }
+}
+
+TEST(CudaKernels, BroadcastBinary) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {Shape({4, 5}), Shape({4, 5})},          {Shape({1001}), Shape({1})},
+      {Shape({3, 1, 5}), Shape({4, 1})},       {Shape({2, 3, 4, 5}), Shape({5})},
+      {Shape({2, 1, 4, 1}), Shape({3, 1, 6})}, {Shape({1}), Shape({6, 7})},
+  };
+  const std::vector<const char*> all_types = {
+      "broadcast_add",     "broadcast_sub",       "broadcast_mul",     "broadcast_maximum",
+      "broadcast_minimum", "broadcast_floor_mod", "broadcast_floordiv"};
+  const std::vector<const char*> floating = {"broadcast_div", "broadcast_pow", "broadcast_atan2",
+                                             "broadcast_xdivy", "broadcast_xlogy"};
+  const std::vector<const char*> compare = {
+      "broadcast_equal", "broadcast_not_equal",  "broadcast_greater",     "broadcast_greater_equal",
+      "broadcast_less",  "broadcast_less_equal", "broadcast_logical_and", "broadcast_logical_or"};
+  for (const auto& [x_shape, y_shape] : shapes) {
+    SCOPED_TRACE(x_shape.ToString() + " and " + y_shape.ToString());
+    auto run = [&](const char* op_type, bool integers, double low) {
+      const OperatorConf conf = MakeOpConf(op_type, {{"x", 1}, {"y", 1}});
+      CompareWithCpu(conf, {{"x_0", Random<float>(x_shape, 1, low, 3)},
+                            {"y_0", Random<float>(y_shape, 2, 0.5, 3)}});
+      CompareWithCpu(conf,
+                     {{"x_0", Random<double>(x_shape, 3, low, 3)},
+                      {"y_0", Random<double>(y_shape, 4, 0.5, 3)}},
+                     {1e-12, 1e-12});
+      CompareHalfWithCpu(conf, {{"x_0", Random<float>(x_shape, 5, low, 3)},
+                                {"y_0", Random<float>(y_shape, 6, 0.5, 3)}});
+      if (!integers) { return; }
+      // Integers with zeros in y: floor_mod / floordiv by zero give 0.
+      CompareWithCpu(conf, {{"x_0", Random<int32_t>(x_shape, 7, -9, 9)},
+                            {"y_0", Random<int32_t>(y_shape, 8, -3, 3)}});
+      CompareWithCpu(conf, {{"x_0", Random<int64_t>(x_shape, 9, -9, 9)},
+                            {"y_0", Random<int64_t>(y_shape, 10, -3, 3)}});
+    };
+    for (const char* op_type : all_types) { run(op_type, true, -3); }
+    for (const char* op_type : floating) { run(op_type, false, 0.1); }
+    for (const char* op_type : compare) {
+      run(op_type, true, -3);
+      const OperatorConf conf = MakeOpConf(op_type, {{"x", 1}, {"y", 1}});
+      CompareWithCpu(conf, {{"x_0", Random<int8_t>(x_shape, 11, -2, 2)},
+                            {"y_0", Random<int8_t>(y_shape, 12, -2, 2)}});
+    }
+  }
+}
+
+TEST(CudaKernels, AddNAndBiasAdd) {
+  SKIP_WITHOUT_GPU();
+  for (int64_t count : {1, 2, 3, 8, 11}) {
+    std::map<std::string, HostTensor> inputs, int_inputs;
+    for (int64_t index = 0; index < count; ++index) {
+      inputs[ArgumentKey("in", index)] = Random<float>(Shape({37, 3}), index);
+      int_inputs[ArgumentKey("in", index)] = Random<int64_t>(Shape({37, 3}), index, -50, 50);
+    }
+    const OperatorConf conf = MakeOpConf("add_n", {{"in", count}});
+    CompareWithCpu(conf, inputs);
+    CompareWithCpu(conf, int_inputs);
+    CompareHalfWithCpu(conf, inputs, {5e-3, 5e-3});
+  }
+  for (int64_t axis : {1, -1}) {
+    for (const Shape& shape : {Shape({8, 16}), Shape({4, 6, 5})}) {
+      const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
+      const OperatorConf conf =
+          MakeOpConf("bias_add", {{"a", 1}, {"b", 1}}, {MakeAttr<int64_t>("axis", axis)});
+      std::map<std::string, HostTensor> inputs = {{"a_0", Random<float>(shape, 1)},
+                                                  {"b_0", Random<float>(Shape({channels}), 2)}};
+      CompareWithCpu(conf, inputs);
+      CompareHalfWithCpu(conf, inputs);
+    }
+  }
+}
+
+TEST(CudaKernels, Matmul) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape a, b;
+    bool transpose_a, transpose_b;
+    double alpha;
+  };
+  const std::vector<Case> cases = {
+      {Shape({5, 7}), Shape({7, 3}), false, false, 1.0},
+      {Shape({7, 5}), Shape({7, 3}), true, false, 1.0},
+      {Shape({5, 7}), Shape({3, 7}), false, true, 0.5},
+      {Shape({7, 5}), Shape({3, 7}), true, true, 2.0},
+      {Shape({2, 3, 4, 5}), Shape({2, 3, 5, 6}), false, false, 1.0},
+      {Shape({2, 5, 4}), Shape({2, 6, 5}), true, true, 1.0},
+      {Shape({2, 3, 4}), Shape({4, 5}), false, false, 1.0},
+      {Shape({64, 129}), Shape({129, 33}), false, false, 1.0},
+  };
+  for (const Case& c : cases) {
+    const OperatorConf conf =
+        MakeOpConf("matmul", {{"a", 1}, {"b", 1}},
+                   {MakeAttr("transpose_a", c.transpose_a), MakeAttr("transpose_b", c.transpose_b),
+                    MakeAttr("alpha", c.alpha)});
+    std::map<std::string, HostTensor> inputs = {{"a_0", Random<float>(c.a, 1)},
+                                                {"b_0", Random<float>(c.b, 2)}};
+    CompareWithCpu(conf, inputs, {1e-5, 1e-5});
+    CompareWithCpu(conf, {{"a_0", Random<double>(c.a, 3)}, {"b_0", Random<double>(c.b, 4)}},
+                   {1e-12, 1e-12});
+    CompareHalfWithCpu(conf, inputs, {2e-2, 1e-2});
+  }
+}
+
+TEST(CudaKernels, Reductions) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {Shape({1000}), {}},      {Shape({6, 300}), {1}},        {Shape({300, 6}), {0}},
+      {Shape({4, 50, 7}), {1}}, {Shape({4, 5, 6, 7}), {0, 2}}, {Shape({4, 5, 6, 7}), {1, 3}},
+      {Shape({3, 1, 5}), {1}},  {Shape({2, 3}), {0, 1}},
+  };
+  for (const auto& [shape, axes] : cases) {
+    SCOPED_TRACE(shape.ToString());
+    for (bool keepdims : {false, true}) {
+      for (const char* op_type :
+           {"reduce_sum", "reduce_max", "reduce_min", "reduce_any", "reduce_all"}) {
+        const OperatorConf conf =
+            MakeOpConf(op_type, {{"input_tensor", 1}},
+                       {MakeAttr("axis", axes), MakeAttr("keepdims", keepdims)});
+        CompareWithCpu(conf, {{"input_tensor_0", Random<float>(shape, 1, 0, 1)}}, {1e-5, 1e-5});
+        CompareWithCpu(conf, {{"input_tensor_0", Random<double>(shape, 2)}}, {1e-12, 1e-12});
+        CompareWithCpu(conf, {{"input_tensor_0", Random<int32_t>(shape, 3, -3, 3)}});
+        CompareHalfWithCpu(conf, {{"input_tensor_0", Random<float>(shape, 4, 0, 1)}}, {1e-2, 5e-3});
+      }
+      const OperatorConf prod =
+          MakeOpConf("reduce_prod", {{"input_tensor", 1}},
+                     {MakeAttr("axis", axes), MakeAttr("keepdims", keepdims)});
+      CompareWithCpu(prod, {{"input_tensor_0", Random<double>(shape, 5, 0.99, 1.01)}},
+                     {1e-12, 1e-10});
+    }
+  }
+  // reduce_sum_like: a bias gradient and a broadcast gradient.
+  CompareWithCpu(
+      MakeOpConf("reduce_sum_like", {{"x", 1}, {"like", 1}}),
+      {{"x_0", Random<float>(Shape({64, 10}), 1)}, {"like_0", Random<float>(Shape({10}), 2)}},
+      {1e-5, 1e-5});
+  CompareWithCpu(MakeOpConf("reduce_sum_like", {{"x", 1}, {"like", 1}}),
+                 {{"x_0", Random<double>(Shape({3, 4, 5}), 3)},
+                  {"like_0", Random<double>(Shape({3, 1, 5}), 4)}},
+                 {1e-12, 1e-12});
+}
+
+TEST(CudaKernels, Softmax) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& shape : {Shape({4, 10}), Shape({3, 1000}), Shape({2, 5, 3, 4})}) {
+    for (int64_t axis : {-1, 1}) {
+      for (const char* op_type : {"softmax", "log_softmax"}) {
+        const OperatorConf forward = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("axis", axis)});
+        CompareWithCpu(forward, {{"in_0", Random<float>(shape, 1, -5, 5)}});
+        CompareWithCpu(forward, {{"in_0", Random<double>(shape, 2, -5, 5)}}, {1e-12, 1e-12});
+        CompareHalfWithCpu(forward, {{"in_0", Random<float>(shape, 3, -5, 5)}});
+        const OperatorConf grad = MakeOpConf(std::string(op_type) + "_grad", {{"y", 1}, {"dy", 1}},
+                                             {MakeAttr("axis", axis)});
+        CompareWithCpu(grad,
+                       {{"y_0", Random<float>(shape, 4, 0, 1)}, {"dy_0", Random<float>(shape, 5)}});
+      }
+    }
+  }
+}
+
+TEST(CudaKernels, SparseSoftmaxCrossEntropy) {
+  SKIP_WITHOUT_GPU();
+  for (int64_t classes : {3, 10, 1000}) {
+    const Shape prediction({16, classes});
+    const OperatorConf forward =
+        MakeOpConf("sparse_softmax_cross_entropy", {{"prediction", 1}, {"label", 1}});
+    const OperatorConf grad =
+        MakeOpConf("sparse_softmax_cross_entropy_grad", {{"prob", 1}, {"label", 1}, {"dy", 1}});
+    for (bool wide_labels : {false, true}) {
+      HostTensor label = wide_labels ? Random<int64_t>(Shape({16}), 1, 0, classes)
+                                     : Random<int32_t>(Shape({16}), 1, 0, classes);
+      CompareWithCpu(forward,
+                     {{"prediction_0", Random<float>(prediction, 2, -5, 5)}, {"label_0", label}});
+      CompareWithCpu(forward,
+                     {{"prediction_0", Random<double>(prediction, 3, -5, 5)}, {"label_0", label}},
+                     {1e-12, 1e-12});
+      CompareHalfWithCpu(
+          forward, {{"prediction_0", Random<float>(prediction, 4, -5, 5)}, {"label_0", label}});
+      CompareWithCpu(grad, {{"prob_0", Random<float>(prediction, 5, 0, 1)},
+                            {"label_0", label},
+                            {"dy_0", Random<float>(Shape({16}), 6)}});
+    }
+  }
+}
+
+TEST(CudaKernels, ModelUpdates) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({1001});
+  const HostTensor learning_rate = MakeTensor<float>(Shape({1}), {0.1f});
+  const HostTensor train_step = MakeTensor<int64_t>(Shape({1}), {4});
+  const std::vector<std::pair<std::string, double>> common = {
+      {"scale", 2.0}, {"l1", 0.01}, {"l2", 0.02}, {"weight_decay", 0.5}};
+  auto attrs = [&](std::map<std::string, AttrValue> extra) {
+    for (const auto& [name, value] : common) { extra[name] = ToAttrValue<double>(value); }
+    return extra;
+  };
+  const OperatorConf sgd =
+      MakeOpConf("sgd_update", {{"model", 1}, {"model_diff", 1}, {"learning_rate", 1}}, attrs({}));
+  const OperatorConf momentum = MakeOpConf(
+      "momentum_update", {{"model", 1}, {"model_diff", 1}, {"momentum", 1}, {"learning_rate", 1}},
+      attrs({MakeAttr("beta", 0.9)}));
+  const OperatorConf adam = MakeOpConf("adam_update",
+                                       {{"model", 1},
+                                        {"model_diff", 1},
+                                        {"m", 1},
+                                        {"v", 1},
+                                        {"learning_rate", 1},
+                                        {"train_step", 1}},
+                                       attrs({MakeAttr("do_bias_correction", true)}));
+  CompareWithCpu(sgd, {{"model_0", Random<float>(shape, 1)},
+                       {"model_diff_0", Random<float>(shape, 2)},
+                       {"learning_rate_0", learning_rate}});
+  CompareWithCpu(momentum,
+                 {{"model_0", Random<double>(shape, 3)},
+                  {"model_diff_0", Random<double>(shape, 4)},
+                  {"momentum_0", Random<double>(shape, 5)},
+                  {"learning_rate_0", learning_rate}},
+                 {1e-12, 1e-12});
+  std::map<std::string, HostTensor> adam_inputs = {
+      {"model_0", Random<float>(shape, 6)}, {"model_diff_0", Random<float>(shape, 7)},
+      {"m_0", Random<float>(shape, 8)},     {"v_0", Random<float>(shape, 9, 0, 1)},
+      {"learning_rate_0", learning_rate},   {"train_step_0", train_step}};
+  CompareWithCpu(adam, adam_inputs);
+  CompareHalfWithCpu(adam, adam_inputs, {2e-3, 5e-3}, {"model_0", "model_diff_0", "m_0", "v_0"});
+}
+
+// conv forward, data gradient and filter gradient (cuDNN) against the CPU kernels (oneDNN /
+// im2col): valid and symmetric padding, strides, dilations, groups, both data formats, 1-3 D.
+TEST(CudaKernels, Convolution) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape in, weight;
+    std::string data_format, padding;
+    std::vector<int64_t> strides, dilations, padding_before, padding_after;
+    int64_t groups;
+  };
+  const std::vector<Case> cases = {
+      {Shape({2, 3, 9, 8}),
+       Shape({4, 3, 3, 3}),
+       "channels_first",
+       "valid",
+       {1, 1},
+       {1, 1},
+       {},
+       {},
+       1},
+      {Shape({2, 3, 9, 8}),
+       Shape({5, 3, 3, 2}),
+       "channels_first",
+       "customized",
+       {2, 1},
+       {1, 2},
+       {1, 1},
+       {1, 1},
+       1},
+      {Shape({2, 6, 7, 7}),
+       Shape({6, 2, 3, 3}),
+       "channels_first",
+       "customized",
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       3},
+      {Shape({2, 7, 7, 3}),
+       Shape({4, 3, 3, 3}),
+       "channels_last",
+       "customized",
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       {1, 1},
+       1},
+      {Shape({2, 3, 10}), Shape({4, 3, 3}), "channels_first", "valid", {2}, {1}, {}, {}, 1},
+      {Shape({1, 2, 5, 6, 4}),
+       Shape({3, 2, 3, 3, 3}),
+       "channels_first",
+       "customized",
+       {1, 1, 1},
+       {1, 1, 1},
+       {1, 1, 1},
+       {1, 1, 1},
+       1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.in.ToString() + " * " + c.weight.ToString() + " " + c.data_format);
+    const int64_t spatial_axes = c.in.num_axes() - 2;
+    std::vector<int64_t> kernel_size;
+    for (int64_t axis = 0; axis < spatial_axes; ++axis) {
+      kernel_size.push_back(c.weight.At((c.data_format == "channels_first" ? 2 : 1) + axis));
+    }
+    std::map<std::string, AttrValue> attrs = {MakeAttr("data_format", c.data_format),
+                                              MakeAttr("padding", c.padding),
+                                              MakeAttr("strides", c.strides),
+                                              MakeAttr("dilation_rate", c.dilations),
+                                              MakeAttr("padding_before", c.padding_before),
+                                              MakeAttr("padding_after", c.padding_after),
+                                              MakeAttr("groups", c.groups)};
+    const OperatorConf forward =
+        MakeOpConf("conv" + std::to_string(spatial_axes) + "d", {{"in", 1}, {"weight", 1}}, attrs);
+    const Shape out =
+        Infer(forward, {{"in_0", BlobDesc{c.in, kFloat}}, {"weight_0", BlobDesc{c.weight, kFloat}}})
+            .at("out_0")
+            .shape;
+    attrs["num_spatial_dims"] = ToAttrValue<int64_t>(spatial_axes);
+    attrs["kernel_size"] = ToAttrValue<std::vector<int64_t>>(kernel_size);
+    const OperatorConf data_grad =
+        MakeOpConf("conv_data_grad", {{"dy", 1}, {"weight", 1}, {"x_like", 1}}, attrs);
+    const OperatorConf filter_grad = MakeOpConf("conv_filter_grad", {{"dy", 1}, {"x", 1}}, attrs);
+    std::map<std::string, HostTensor> forward_inputs = {{"in_0", Random<float>(c.in, 1)},
+                                                        {"weight_0", Random<float>(c.weight, 2)}};
+    CompareWithCpu(forward, forward_inputs, {1e-5, 1e-5});
+    CompareWithCpu(forward,
+                   {{"in_0", Random<double>(c.in, 3)}, {"weight_0", Random<double>(c.weight, 4)}},
+                   {1e-12, 1e-12});
+    CompareHalfWithCpu(forward, forward_inputs, {1e-2, 1e-2});
+    CompareWithCpu(data_grad,
+                   {{"dy_0", Random<float>(out, 5)},
+                    {"weight_0", Random<float>(c.weight, 6)},
+                    {"x_like_0", Random<float>(c.in, 7)}},
+                   {1e-5, 1e-5});
+    CompareWithCpu(filter_grad, {{"dy_0", Random<float>(out, 8)}, {"x_0", Random<float>(c.in, 9)}},
+                   {1e-4, 1e-5});
+    CompareWithCpu(filter_grad,
+                   {{"dy_0", Random<double>(out, 10)}, {"x_0", Random<double>(c.in, 11)}},
+                   {1e-12, 1e-12});
+  }
+}
+
+TEST(CudaKernels, Pooling) {
+  SKIP_WITHOUT_GPU();
+  struct Case {
+    Shape x;
+    std::vector<int64_t> pool_size, strides;
+    std::string padding, data_format;
+    bool ceil_mode;
+  };
+  const std::vector<Case> cases = {
+      {Shape({2, 3, 9, 8}), {3, 3}, {2, 2}, "valid", "channels_first", false},
+      {Shape({2, 3, 9, 8}), {2, 2}, {2, 2}, "same_upper", "channels_first", false},
+      {Shape({2, 7, 6, 5}), {3, 2}, {1, 2}, "same_lower", "channels_last", false},
+      {Shape({2, 3, 9, 8}), {3, 3}, {2, 2}, "valid", "channels_first", true},
+      {Shape({2, 4, 11}), {3}, {2}, "same_upper", "channels_first", false},
+      {Shape({1, 2, 5, 6, 7}), {2, 3, 2}, {2, 1, 2}, "valid", "channels_first", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.x.ToString() + " " + c.padding + " " + c.data_format);
+    const int64_t spatial_axes = c.x.num_axes() - 2;
+    const std::map<std::string, AttrValue> attrs = {
+        MakeAttr("pool_size", c.pool_size), MakeAttr("strides", c.strides),
+        MakeAttr("padding", c.padding), MakeAttr("data_format", c.data_format),
+        MakeAttr("ceil_mode", c.ceil_mode)};
+    for (const char* kind : {"max", "avg"}) {
+      const std::string op_type = std::string(kind) + "_pool_" + std::to_string(spatial_axes) + "d";
+      const OperatorConf forward = MakeOpConf(op_type, {{"x", 1}}, attrs);
+      const Shape y = Infer(forward, {{"x_0", BlobDesc{c.x, kFloat}}}).at("y_0").shape;
+      const OperatorConf grad = MakeOpConf(op_type + "_grad", {{"x", 1}, {"dy", 1}}, attrs);
+      CompareWithCpu(forward, {{"x_0", Random<float>(c.x, 1)}});
+      CompareWithCpu(forward, {{"x_0", Random<double>(c.x, 2)}}, {1e-12, 1e-12});
+      CompareHalfWithCpu(forward, {{"x_0", Random<float>(c.x, 3)}});
+      CompareWithCpu(grad, {{"x_0", Random<float>(c.x, 4)}, {"dy_0", Random<float>(y, 5)}});
+      CompareWithCpu(grad, {{"x_0", Random<double>(c.x, 6)}, {"dy_0", Random<double>(y, 7)}},
+                     {1e-12, 1e-12});
+    }
+  }
+}
+
+TEST(CudaKernels, BatchNormalization) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+           {Shape({4, 3, 5, 6}), 1}, {Shape({64, 10}), 1}, {Shape({2, 5, 3}), -1}}) {
+    SCOPED_TRACE(shape.ToString());
+    const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
+    const Shape channel_shape({channels});
+    auto with_attrs = [&](const std::string& op_type,
+                          const std::map<std::string, int64_t>& inputs) {
+      std::map<std::string, AttrValue> attrs = {MakeAttr("axis", axis)};
+      if (op_type != "batch_norm_mean" && op_type != "batch_norm_variance") {
+        attrs["epsilon"] = ToAttrValue<double>(1e-3);
+      }
+      if (op_type == "normalization_train") { attrs["momentum"] = ToAttrValue<double>(0.9); }
+      return MakeOpConf(op_type, inputs, attrs);
+    };
+    auto check = [&](auto tag, Tolerance tolerance) {
+      using T = decltype(tag);
+      std::map<std::string, HostTensor> all = {
+          {"x_0", Random<T>(shape, 1, -2, 3)},
+          {"dy_0", Random<T>(shape, 2)},
+          {"mean_0", Random<T>(channel_shape, 3)},
+          {"variance_0", Random<T>(channel_shape, 4, 0.5, 2)},
+          {"gamma_0", Random<T>(channel_shape, 5)},
+          {"beta_0", Random<T>(channel_shape, 6)},
+          {"moving_mean_0", Random<T>(channel_shape, 7)},
+          {"moving_variance_0", Random<T>(channel_shape, 8, 0.5, 2)},
+          {"sum_dy_0", Random<T>(channel_shape, 9)},
+          {"sum_dy_xhat_0", Random<T>(channel_shape, 10)}};
+      auto pick = [&](const std::vector<std::string>& names) {
+        std::map<std::string, HostTensor> inputs;
+        for (const std::string& name : names) { inputs[name + "_0"] = all.at(name + "_0"); }
+        return inputs;
+      };
+      auto counts = [](const std::vector<std::string>& names) {
+        std::map<std::string, int64_t> result;
+        for (const std::string& name : names) { result[name] = 1; }
+        return result;
+      };
+      const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
+          {"batch_norm_mean", {"x"}},
+          {"batch_norm_variance", {"x", "mean"}},
+          {"normalization", {"x", "mean", "variance", "gamma", "beta"}},
+          {"normalization_train",
+           {"x", "mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"}},
+          {"normalization_train_grad_stats", {"x", "dy", "mean", "variance"}},
+          {"normalization_train_grad",
+           {"x", "dy", "mean", "variance", "gamma", "sum_dy", "sum_dy_xhat"}},
+          {"normalization_grad", {"x", "dy", "mean", "variance", "gamma"}},
+      };
+      for (const auto& [op_type, names] : ops) {
+        CompareWithCpu(with_attrs(op_type, counts(names)), pick(names), tolerance);
+      }
+    };
+    check(float{}, {1e-5, 1e-5});
+    check(double{}, {1e-12, 1e-12});
+  }
+}
+
+TEST(CudaKernels, TransposeAndOneHot) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [shape, perm] :
+       std::vector<std::pair<Shape, std::vector<int64_t>>>{{Shape({5, 7}), {1, 0}},
+                                                           {Shape({2, 3, 4, 5}), {0, 2, 3, 1}},
+                                                           {Shape({2, 1, 3, 4}), {3, 1, 0, 2}},
+                                                           {Shape({4, 6}), {0, 1}}}) {
+    const OperatorConf conf = MakeOpConf("transpose", {{"in", 1}}, {MakeAttr("perm", perm)});
+    CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1)}});
+    CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2)}});
+    CompareWithCpu(conf, {{"in_0", Random<int8_t>(shape, 3, -100, 100)}});
+    CompareWithCpu(conf, {{"in_0", Random<int64_t>(shape, 4, -100, 100)}});
+    CompareHalfWithCpu(conf, {{"in_0", Random<float>(shape, 5)}}, {0, 0});
+  }
+  for (DataType data_type : {kFloat, kInt32, kInt64}) {
+    const OperatorConf conf =
+        MakeOpConf("one_hot", {{"indices", 1}},
+                   {MakeAttr<int64_t>("depth", 7), MakeAttr("dtype", data_type),
+                    MakeAttr("floating_on_value", 2.5), MakeAttr<int64_t>("integer_on_value", 3)});
+    CompareWithCpu(conf, {{"indices_0", Random<int32_t>(Shape({5, 3}), 1, 0, 7)}});
+    CompareWithCpu(conf, {{"indices_0", Random<int64_t>(Shape({11}), 2, 0, 7)}});
+  }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace oneflow
+
+#endif  // ONEFLOW_WITH_CUDA
