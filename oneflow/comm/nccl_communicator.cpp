@@ -19,26 +19,34 @@ namespace oneflow {
 
 namespace {
 
-#define OF_NCCL_CHECK(call)                                                                 \
-  do {                                                                                      \
-    const ncclResult_t of_nccl_status_ = (call);                                            \
-    if (of_nccl_status_ != ncclSuccess) {                                                   \
-      throw Error(ErrorKind::kRuntime) << #call << " failed: "                              \
-                                       << ncclGetErrorString(of_nccl_status_) << " ("       \
-                                       << __FILE__ << ":" << __LINE__ << ")";               \
-    }                                                                                       \
+#define OF_NCCL_CHECK(call)                                                                  \
+  do {                                                                                       \
+    const ncclResult_t of_nccl_status_ = (call);                                             \
+    if (of_nccl_status_ != ncclSuccess) {                                                    \
+      throw Error(ErrorKind::kRuntime)                                                       \
+          << #call << " failed: " << ncclGetErrorString(of_nccl_status_) << " (" << __FILE__ \
+          << ":" << __LINE__ << ")";                                                         \
+    }                                                                                        \
   } while (false)
 
 ncclDataType_t NcclDataType(DataType data_type) {
   switch (data_type) {
-    case kFloat: return ncclFloat32;
-    case kDouble: return ncclFloat64;
-    case kFloat16: return ncclFloat16;
-    case kInt8: return ncclInt8;
-    case kUInt8: return ncclUint8;
-    case kInt32: return ncclInt32;
-    case kInt64: return ncclInt64;
-    default: break;
+    case kFloat:
+      return ncclFloat32;
+    case kDouble:
+      return ncclFloat64;
+    case kFloat16:
+      return ncclFloat16;
+    case kInt8:
+      return ncclInt8;
+    case kUInt8:
+      return ncclUint8;
+    case kInt32:
+      return ncclInt32;
+    case kInt64:
+      return ncclInt64;
+    default:
+      break;
   }
   throw Error(ErrorKind::kNotImplemented)
       << "NCCL collectives of dtype " << DataTypeName(data_type) << " are not supported";
@@ -194,12 +202,12 @@ void NcclCommunicator::Enqueue(const Pending& pending) {
     cudaStream_t stream = device->cuda_stream();
     switch (task.kind()) {
       case kAllReduce:
-        OF_NCCL_CHECK(ncclAllReduce(call.input, call.output, total, data_type, ncclSum, comm,
-                                    stream));
+        OF_NCCL_CHECK(
+            ncclAllReduce(call.input, call.output, total, data_type, ncclSum, comm, stream));
         break;
       case kReduceScatter:
-        OF_NCCL_CHECK(ncclReduceScatter(call.input, call.output, part, data_type, ncclSum, comm,
-                                        stream));
+        OF_NCCL_CHECK(
+            ncclReduceScatter(call.input, call.output, part, data_type, ncclSum, comm, stream));
         break;
       case kAllGather:
         OF_NCCL_CHECK(ncclAllGather(call.input, call.output, part, data_type, comm, stream));

@@ -18,9 +18,9 @@
 #ifdef ONEFLOW_WITH_CUDA
 
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -52,8 +52,8 @@ class NcclCommunicator final : public Communicator {
   };
   // The order in which one GPU enqueues its collectives, and those waiting for their turn.
   struct Sequence {
-    std::map<int64_t, std::vector<int64_t>> order;           // job -> its collective ids, sorted
-    std::map<int64_t, size_t> position;                      // collective id -> index in order
+    std::map<int64_t, std::vector<int64_t>> order;  // job -> its collective ids, sorted
+    std::map<int64_t, size_t> position;             // collective id -> index in order
     std::map<std::tuple<int64_t, int64_t, size_t>, Pending> waiting;  // (job, piece, index)
     bool in_round = false;  // enqueueing one iteration's collectives
     int64_t job = 0;

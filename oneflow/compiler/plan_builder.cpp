@@ -26,7 +26,8 @@ TaskType TaskTypeOf(TaskNodeType type) {
   switch (type) {
     case kComputeNode:
     case kSliceBoxingNode:
-    case kCopyHdNode: return kCompute;
+    case kCopyHdNode:
+      return kCompute;
     case kCollectiveNode: return kCollective;
     case kSourceTickNode: return kSourceTick;
     case kSinkTickNode: return kSinkTick;
@@ -54,7 +55,8 @@ class PlanBuilder {
       task->set_job_id(job_id);
       task->set_machine_id(node.machine_id());
       const bool on_gpu = node.device_tag() == "gpu";
-      task->set_thread_id(node.device_id());  // GPU threads are numbered after the CPU ones (Finish)
+      task->set_thread_id(
+          node.device_id());  // GPU threads are numbered after the CPU ones (Finish)
       task->set_task_type(TaskTypeOf(node.type()));
       task->set_device_tag(on_gpu ? "gpu" : "cpu");
       if (node.has_channel()) { *task->mutable_channel() = node.channel(); }

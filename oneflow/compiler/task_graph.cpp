@@ -6,8 +6,8 @@
 
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/boxing/reshard.h"
-#include "oneflow/framework/op_conf_util.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/op_conf_util.h"
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/job/device_resolution.h"
 #include "oneflow/job/job_graph.h"
@@ -234,8 +234,7 @@ class TaskGraphBuilder {
     std::string producer_name, producer_key;
     ParseLbn(lbn, &producer_name, &producer_key);
     const OperatorConf& producer = job_graph_.Op(producer_name);
-    BlobLayout have{DevicesOf(producer), SbpOf(producer, producer_key),
-                    on_gpu_.at(producer_name)};
+    BlobLayout have{DevicesOf(producer), SbpOf(producer, producer_key), on_gpu_.at(producer_name)};
     const std::string memo_key = lbn + "|" + LayoutToString(wanted);
     auto it = boxed_.find(memo_key);
     if (it != boxed_.end()) { return it->second; }

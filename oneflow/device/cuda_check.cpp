@@ -6,7 +6,8 @@ namespace oneflow {
 
 const char* CublasStatusText(cublasStatus_t status) {
   switch (status) {
-    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_SUCCESS:
+      return "CUBLAS_STATUS_SUCCESS";
     case CUBLAS_STATUS_NOT_INITIALIZED:
       return "CUBLAS_STATUS_NOT_INITIALIZED (the cuBLAS handle or the CUDA context is not set up)";
     case CUBLAS_STATUS_ALLOC_FAILED:
@@ -23,7 +24,8 @@ const char* CublasStatusText(cublasStatus_t status) {
       return "CUBLAS_STATUS_INTERNAL_ERROR (an internal cuBLAS or CUDA call failed)";
     case CUBLAS_STATUS_NOT_SUPPORTED:
       return "CUBLAS_STATUS_NOT_SUPPORTED (this combination of arguments is not supported)";
-    case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+    case CUBLAS_STATUS_LICENSE_ERROR:
+      return "CUBLAS_STATUS_LICENSE_ERROR";
   }
   return "unknown cuBLAS status";
 }

@@ -27,24 +27,24 @@ const char* CublasStatusText(cublasStatus_t status);
     }                                                                                        \
   } while (false)
 
-#define OF_CUBLAS_CHECK(call)                                                                \
-  do {                                                                                       \
-    const cublasStatus_t of_cublas_status_ = (call);                                         \
-    if (of_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                        \
-      throw ::oneflow::Error(::oneflow::ErrorKind::kRuntime)                                 \
-          << #call << " failed: " << ::oneflow::CublasStatusText(of_cublas_status_) << " ("  \
-          << __FILE__ << ":" << __LINE__ << ")";                                             \
-    }                                                                                        \
+#define OF_CUBLAS_CHECK(call)                                                               \
+  do {                                                                                      \
+    const cublasStatus_t of_cublas_status_ = (call);                                        \
+    if (of_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                       \
+      throw ::oneflow::Error(::oneflow::ErrorKind::kRuntime)                                \
+          << #call << " failed: " << ::oneflow::CublasStatusText(of_cublas_status_) << " (" \
+          << __FILE__ << ":" << __LINE__ << ")";                                            \
+    }                                                                                       \
   } while (false)
 
-#define OF_CUDNN_CHECK(call)                                                                 \
-  do {                                                                                       \
-    const cudnnStatus_t of_cudnn_status_ = (call);                                           \
-    if (of_cudnn_status_ != CUDNN_STATUS_SUCCESS) {                                          \
-      throw ::oneflow::Error(::oneflow::ErrorKind::kRuntime)                                 \
-          << #call << " failed: " << cudnnGetErrorString(of_cudnn_status_) << " ("           \
-          << __FILE__ << ":" << __LINE__ << ")";                                             \
-    }                                                                                        \
+#define OF_CUDNN_CHECK(call)                                                                   \
+  do {                                                                                         \
+    const cudnnStatus_t of_cudnn_status_ = (call);                                             \
+    if (of_cudnn_status_ != CUDNN_STATUS_SUCCESS) {                                            \
+      throw ::oneflow::Error(::oneflow::ErrorKind::kRuntime)                                   \
+          << #call << " failed: " << cudnnGetErrorString(of_cudnn_status_) << " (" << __FILE__ \
+          << ":" << __LINE__ << ")";                                                           \
+    }                                                                                          \
   } while (false)
 
 #endif  // ONEFLOW_WITH_CUDA

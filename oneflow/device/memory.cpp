@@ -114,18 +114,23 @@ std::shared_ptr<void> AllocateMemory(const MemoryCase& memory_case, int64_t byte
   OF_CHECK(bytes >= 0) << "a negative size (" << bytes << " bytes) for " << what;
   if (bytes == 0) { return nullptr; }
   switch (memory_case.kind()) {
-    case kHostMemory: return AllocateHost(memory_case, bytes, what);
+    case kHostMemory:
+      return AllocateHost(memory_case, bytes, what);
 #ifdef ONEFLOW_WITH_CUDA
-    case kPinnedHostMemory: return AllocatePinnedHost(memory_case, bytes, what);
-    case kDeviceMemory: return AllocateDevice(memory_case, bytes, what);
+    case kPinnedHostMemory:
+      return AllocatePinnedHost(memory_case, bytes, what);
+    case kDeviceMemory:
+      return AllocateDevice(memory_case, bytes, what);
 #else
     // Pinning only speeds up copies to and from a GPU, which this build cannot have.
-    case kPinnedHostMemory: return AllocateHost(memory_case, bytes, what);
+    case kPinnedHostMemory:
+      return AllocateHost(memory_case, bytes, what);
     case kDeviceMemory:
       throw CannotAllocate(memory_case, bytes, what)
           << ": this build has no CUDA (configure with -DONEFLOW_WITH_CUDA=ON)";
 #endif
-    default: break;
+    default:
+      break;
   }
   OF_CHECK(false) << "unknown memory kind " << static_cast<int>(memory_case.kind()) << " for "
                   << what;
@@ -134,10 +139,14 @@ std::shared_ptr<void> AllocateMemory(const MemoryCase& memory_case, int64_t byte
 
 std::string MemoryCaseToString(const MemoryCase& memory_case) {
   switch (memory_case.kind()) {
-    case kHostMemory: return "host";
-    case kPinnedHostMemory: return "pinned host";
-    case kDeviceMemory: return "gpu " + std::to_string(memory_case.device_id());
-    default: break;
+    case kHostMemory:
+      return "host";
+    case kPinnedHostMemory:
+      return "pinned host";
+    case kDeviceMemory:
+      return "gpu " + std::to_string(memory_case.device_id());
+    default:
+      break;
   }
   return "unknown kind " + std::to_string(static_cast<int>(memory_case.kind()));
 }

@@ -17,12 +17,13 @@ void CopyMemory(void* dst, const MemoryCase& dst_case, const void* src, const Me
     return;
   }
 #ifdef ONEFLOW_WITH_CUDA
-  OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(dst_device ? dst_case.device_id()
-                                                          : src_case.device_id())));
+  OF_CUDA_CHECK(
+      cudaSetDevice(static_cast<int>(dst_device ? dst_case.device_id() : src_case.device_id())));
   // Unified addressing: the runtime tells the direction from the pointers.
   OF_CUDA_CHECK(cudaMemcpy(dst, src, static_cast<size_t>(bytes), cudaMemcpyDefault));
 #else
-  OF_CHECK(false) << "a copy of " << bytes << " bytes to or from GPU memory in a build without CUDA";
+  OF_CHECK(false) << "a copy of " << bytes
+                  << " bytes to or from GPU memory in a build without CUDA";
 #endif
 }
 

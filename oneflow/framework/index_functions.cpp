@@ -6,7 +6,7 @@
 namespace oneflow {
 
 const std::vector<DataType>& MovableDataTypes() {
-  static const std::vector<DataType> types = {kFloat,  kDouble, kFloat16, kInt8,
+  static const std::vector<DataType> types = {kFloat, kDouble, kFloat16, kInt8,
                                               kInt32, kInt64,  kUInt8};
   return types;
 }

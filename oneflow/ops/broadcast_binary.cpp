@@ -278,8 +278,8 @@ InferFn MakeBroadcastInfer(const BinaryOpSpec& spec) {
   const bool compare = spec.kind == BinaryKind::kCompare;
   std::vector<DataType> allowed = {kFloat, kDouble};
   // The arithmetic four may run in float16 under auto mixed precision (its gray list).
-  static const std::set<std::string> kHalfOps = {"broadcast_add", "broadcast_sub",
-                                                 "broadcast_mul", "broadcast_div"};
+  static const std::set<std::string> kHalfOps = {"broadcast_add", "broadcast_sub", "broadcast_mul",
+                                                 "broadcast_div"};
   if (kHalfOps.count(op_type)) { allowed.push_back(kFloat16); }
   if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt32, kInt64}); }
   if (compare) { allowed.push_back(kInt8); }

@@ -64,8 +64,8 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
     if (job.machine_source_tick().count(machine_id_)) { job_ids_[job.job_name()] = job.job_id(); }
   }
   for (int64_t i = 0; i < plan_.thread_num(); ++i) {
-    threads_.push_back(std::make_unique<Thread>(i, NewDeviceContext(i, options),
-                                                [this](std::exception_ptr error) { Abort(error); }));
+    threads_.push_back(std::make_unique<Thread>(
+        i, NewDeviceContext(i, options), [this](std::exception_ptr error) { Abort(error); }));
   }
   std::vector<Actor*> actors;
   for (const TaskProto& task : plan_.task()) {
@@ -82,7 +82,7 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
 }
 
 std::unique_ptr<DeviceContext> Runtime::NewDeviceContext(int64_t thread_id,
-                                                        const RuntimeOptions& options) {
+                                                         const RuntimeOptions& options) {
   if (thread_id >= plan_.thread_size() || plan_.thread(thread_id).device_tag() != "gpu") {
     return std::make_unique<CpuDeviceContext>(options.compute_threads);
   }
@@ -90,9 +90,9 @@ std::unique_ptr<DeviceContext> Runtime::NewDeviceContext(int64_t thread_id,
   return std::make_unique<CudaDeviceContext>(plan_.thread(thread_id).device_id(),
                                              [this](std::exception_ptr error) { Abort(error); });
 #else
-  throw Error(ErrorKind::kRuntime) << "the plan runs tasks on GPU "
-                                   << plan_.thread(thread_id).device_id()
-                                   << ", but this build has no CUDA";
+  throw Error(ErrorKind::kRuntime)
+      << "the plan runs tasks on GPU " << plan_.thread(thread_id).device_id()
+      << ", but this build has no CUDA";
 #endif
 }
 

@@ -184,120 +184,125 @@ void BindSession(py::module_& module) {
              return std::make_unique<Session>(options);
            }),
            py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
-           py::arg("register_num") = 2, py::arg("debug_dir") = "",
-           py::arg("act_event_file") = "", py::arg("cluster") = nullptr,
-           py::arg("processes_per_host") = 1, py::arg("gpu_device_num") = 0,
+           py::arg("register_num") = 2, py::arg("debug_dir") = "", py::arg("act_event_file") = "",
+           py::arg("cluster") = nullptr, py::arg("processes_per_host") = 1,
+           py::arg("gpu_device_num") = 0,
            // The cluster outlives the session (Python's env holds it).
            py::keep_alive<1, 7>())
-      .def("open_job",
-           [](Session& session, const std::string& job_name, bool is_train, int data_type,
-              bool enable_auto_mixed_precision) {
-             JobConf conf;
-             conf.set_job_name(job_name);
-             conf.set_is_train(is_train);
-             conf.set_default_data_type(static_cast<DataType>(data_type));
-             conf.set_enable_auto_mixed_precision(enable_auto_mixed_precision);
-             session.OpenJob(conf);
-           },
-           py::arg("job_name"), py::arg("is_train"), py::arg("data_type"),
-           py::arg("enable_auto_mixed_precision") = false)
+      .def(
+          "open_job",
+          [](Session& session, const std::string& job_name, bool is_train, int data_type,
+             bool enable_auto_mixed_precision) {
+            JobConf conf;
+            conf.set_job_name(job_name);
+            conf.set_is_train(is_train);
+            conf.set_default_data_type(static_cast<DataType>(data_type));
+            conf.set_enable_auto_mixed_precision(enable_auto_mixed_precision);
+            session.OpenJob(conf);
+          },
+          py::arg("job_name"), py::arg("is_train"), py::arg("data_type"),
+          py::arg("enable_auto_mixed_precision") = false)
       .def("close_job", &Session::CloseJob)
-      .def("auto_mixed_precision_cast_count",
-           [](Session& session, const std::string& job_name) {
-             int64_t count = 0;
-             for (const OperatorConf& op : session.GetJob(job_name).op()) {
-               count += op.created_by_pass() == "auto_mixed_precision" ? 1 : 0;
-             }
-             return count;
-           },
-           "The casts the auto_mixed_precision pass added to closed job `job_name` (0: it runs "
-           "in float32).")
+      .def(
+          "auto_mixed_precision_cast_count",
+          [](Session& session, const std::string& job_name) {
+            int64_t count = 0;
+            for (const OperatorConf& op : session.GetJob(job_name).op()) {
+              count += op.created_by_pass() == "auto_mixed_precision" ? 1 : 0;
+            }
+            return count;
+          },
+          "The casts the auto_mixed_precision pass added to closed job `job_name` (0: it runs "
+          "in float32).")
       .def("abort_job", &Session::AbortJob)
       .def("has_job", &Session::HasJob)
       .def("remove_job", &Session::RemoveJob)
       .def("add_op", &AddOp, py::arg("op_type"), py::arg("name"), py::arg("inputs"),
            py::arg("attrs"), py::arg("device_tag") = "", py::arg("device_names") = py::list(),
            py::arg("control_inputs") = py::list(),
-           py::arg("sbp_hints") = std::map<std::string, std::string>(),
-           py::arg("mirrored") = false)
-      .def("has_op", [](Session& session, const std::string& name) {
-        return session.CurrentJob().HasOp(name);
-      })
-      .def("op_names",
-           [](Session& session) {
-             std::vector<std::string> names;
-             for (const OperatorConf& op : session.CurrentJob().job().op()) {
-               names.push_back(op.name());
-             }
-             return names;
-           },
-           "Names of the ops of the job being traced, in the order they were added.")
+           py::arg("sbp_hints") = std::map<std::string, std::string>(), py::arg("mirrored") = false)
+      .def("has_op", [](Session& session,
+                        const std::string& name) { return session.CurrentJob().HasOp(name); })
+      .def(
+          "op_names",
+          [](Session& session) {
+            std::vector<std::string> names;
+            for (const OperatorConf& op : session.CurrentJob().job().op()) {
+              names.push_back(op.name());
+            }
+            return names;
+          },
+          "Names of the ops of the job being traced, in the order they were added.")
       .def("op_type",
            [](Session& session, const std::string& name) {
              return session.CurrentJob().Op(name).op_type();
            })
-      .def("sbp_candidates",
-           [](Session& session, const std::string& name) {
-             std::vector<std::map<std::string, std::string>> result;
-             for (const SbpSignature& signature : session.CurrentJob().ValidSbpSignatures(name)) {
-               std::map<std::string, std::string> entries;
-               for (const auto& entry : signature.argument_to_sbp()) {
-                 entries[entry.first] = SbpToString(entry.second);
-               }
-               result.push_back(entries);
-             }
-             return result;
-           },
-           "The SBP signatures (argument key -> 'S(0)'/'B'/'P') that op `name` of the job being "
-           "traced declares and that fit its placement.")
-      .def("sbp_signature",
-           [](Session& session, const std::string& name) {
-             std::map<std::string, std::string> entries;
-             for (const auto& entry : session.CurrentJob().Op(name).sbp_signature().argument_to_sbp()) {
-               entries[entry.first] = SbpToString(entry.second);
-             }
-             return entries;
-           },
-           "The SBP signature op `name` chose.")
+      .def(
+          "sbp_candidates",
+          [](Session& session, const std::string& name) {
+            std::vector<std::map<std::string, std::string>> result;
+            for (const SbpSignature& signature : session.CurrentJob().ValidSbpSignatures(name)) {
+              std::map<std::string, std::string> entries;
+              for (const auto& entry : signature.argument_to_sbp()) {
+                entries[entry.first] = SbpToString(entry.second);
+              }
+              result.push_back(entries);
+            }
+            return result;
+          },
+          "The SBP signatures (argument key -> 'S(0)'/'B'/'P') that op `name` of the job being "
+          "traced declares and that fit its placement.")
+      .def(
+          "sbp_signature",
+          [](Session& session, const std::string& name) {
+            std::map<std::string, std::string> entries;
+            for (const auto& entry :
+                 session.CurrentJob().Op(name).sbp_signature().argument_to_sbp()) {
+              entries[entry.first] = SbpToString(entry.second);
+            }
+            return entries;
+          },
+          "The SBP signature op `name` chose.")
       .def("op_outputs",
            [](Session& session, const std::string& name) {
              JobBuildContext& job = session.CurrentJob();
              return DescribeOutputs(job, job.Op(name));
            })
-      .def("set_train_conf",
-           [](Session& session, const std::vector<std::string>& loss_lbns,
-              const py::list& optimizers, double loss_scale_factor,
-              const py::object& dynamic_loss_scale) {
-             JobConf& conf = session.CurrentJob().mutable_job_conf();
-             if (!conf.is_train()) {
-               throw Error(ErrorKind::kValue)
-                   << "optimizer.minimize() called in job '" << conf.job_name()
-                   << "', which is not a train job; use @flow.global_function(type=\"train\")";
-             }
-             TrainConf train;
-             if (conf.train_conf().loss_lbn_size() > 0) {
-               throw Error(ErrorKind::kValue) << "optimizer.minimize() called twice in job '"
-                                              << conf.job_name() << "'";
-             }
-             for (const std::string& lbn : loss_lbns) {
-               session.CurrentJob().LogicalBlobDesc(lbn);
-               train.add_loss_lbn(lbn);
-             }
-             for (auto optimizer : optimizers) {
-               *train.add_optimizer() = OptimizerConfFromPython(optimizer.cast<py::dict>());
-             }
-             train.set_loss_scale_factor(loss_scale_factor);
-             if (!dynamic_loss_scale.is_none()) {
-               const py::dict policy = dynamic_loss_scale.cast<py::dict>();
-               DynamicLossScaleConf* dynamic = train.mutable_dynamic_loss_scale();
-               dynamic->set_initial_loss_scale(policy["initial_loss_scale"].cast<double>());
-               dynamic->set_increment_period(policy["increment_period"].cast<int64_t>());
-               dynamic->set_multiplier(policy["multiplier"].cast<double>());
-             }
-             *conf.mutable_train_conf() = std::move(train);
-           },
-           "Makes the job being traced a training job (optimizer.minimize): its losses, its "
-           "optimizers (dicts, see python/oneflow/ops/optimizer.py) and loss scaling.")
+      .def(
+          "set_train_conf",
+          [](Session& session, const std::vector<std::string>& loss_lbns,
+             const py::list& optimizers, double loss_scale_factor,
+             const py::object& dynamic_loss_scale) {
+            JobConf& conf = session.CurrentJob().mutable_job_conf();
+            if (!conf.is_train()) {
+              throw Error(ErrorKind::kValue)
+                  << "optimizer.minimize() called in job '" << conf.job_name()
+                  << "', which is not a train job; use @flow.global_function(type=\"train\")";
+            }
+            TrainConf train;
+            if (conf.train_conf().loss_lbn_size() > 0) {
+              throw Error(ErrorKind::kValue)
+                  << "optimizer.minimize() called twice in job '" << conf.job_name() << "'";
+            }
+            for (const std::string& lbn : loss_lbns) {
+              session.CurrentJob().LogicalBlobDesc(lbn);
+              train.add_loss_lbn(lbn);
+            }
+            for (auto optimizer : optimizers) {
+              *train.add_optimizer() = OptimizerConfFromPython(optimizer.cast<py::dict>());
+            }
+            train.set_loss_scale_factor(loss_scale_factor);
+            if (!dynamic_loss_scale.is_none()) {
+              const py::dict policy = dynamic_loss_scale.cast<py::dict>();
+              DynamicLossScaleConf* dynamic = train.mutable_dynamic_loss_scale();
+              dynamic->set_initial_loss_scale(policy["initial_loss_scale"].cast<double>());
+              dynamic->set_increment_period(policy["increment_period"].cast<int64_t>());
+              dynamic->set_multiplier(policy["multiplier"].cast<double>());
+            }
+            *conf.mutable_train_conf() = std::move(train);
+          },
+          "Makes the job being traced a training job (optimizer.minimize): its losses, its "
+          "optimizers (dicts, see python/oneflow/ops/optimizer.py) and loss scaling.")
       .def("add_diff_watch",
            [](Session& session, const std::string& lbn, int64_t handler_id) {
              session.CurrentJob().AddDiffWatch(lbn, handler_id);
@@ -337,25 +342,27 @@ void BindSession(py::module_& module) {
              }
              return NumpyFromHostTensor(tensor).attr("copy")();
            })
-      .def("variable_desc",
-           [](Session& session, const std::string& name) {
-             const BlobDesc& desc = session.variables().Desc(name);
-             return py::make_tuple(py::tuple(py::cast(desc.shape.dims())),
-                                   static_cast<int>(desc.data_type));
-           },
-           "(shape, dtype value) of the variable's logical blob.")
-      .def("set_variable_values",
-           [](Session& session, const py::dict& values) {
-             std::map<std::string, HostTensor> tensors;
-             for (auto item : values) {
-               tensors[item.first.cast<std::string>()] =
-                   HostTensorFromNumpy(item.second.cast<py::array>());
-             }
-             py::gil_scoped_release release;
-             session.SetVariableValues(tensors);
-           },
-           "Sets variables from name -> C-contiguous numpy array (logical values); checks all "
-           "shapes and dtypes before writing any. No job may be running (sync first).")
+      .def(
+          "variable_desc",
+          [](Session& session, const std::string& name) {
+            const BlobDesc& desc = session.variables().Desc(name);
+            return py::make_tuple(py::tuple(py::cast(desc.shape.dims())),
+                                  static_cast<int>(desc.data_type));
+          },
+          "(shape, dtype value) of the variable's logical blob.")
+      .def(
+          "set_variable_values",
+          [](Session& session, const py::dict& values) {
+            std::map<std::string, HostTensor> tensors;
+            for (auto item : values) {
+              tensors[item.first.cast<std::string>()] =
+                  HostTensorFromNumpy(item.second.cast<py::array>());
+            }
+            py::gil_scoped_release release;
+            session.SetVariableValues(tensors);
+          },
+          "Sets variables from name -> C-contiguous numpy array (logical values); checks all "
+          "shapes and dtypes before writing any. No job may be running (sync first).")
       .def("job_text",
            [](Session& session, const std::string& name) {
              std::string text;

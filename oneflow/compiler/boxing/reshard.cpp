@@ -131,11 +131,10 @@ class Resharder {
     std::vector<int64_t> nodes;
     for (int64_t rank = 0; rank < Count(dst_); ++rank) {
       const DeviceId& device = dst_.devices[rank];
-      TaskNode* node = graph_.AddNode(kCollectiveNode, device.machine, device.device,
-                                      std::string(on_gpu ? "nccl_" : "") +
-                                          CollectiveKindName(kind) + "(" + lbn_ + " " +
-                                          SbpToString(src_sbp_) + "->" + SbpToString(dst_sbp_) +
-                                          ")@" + std::to_string(rank));
+      TaskNode* node = graph_.AddNode(
+          kCollectiveNode, device.machine, device.device,
+          std::string(on_gpu ? "nccl_" : "") + CollectiveKindName(kind) + "(" + lbn_ + " " +
+              SbpToString(src_sbp_) + "->" + SbpToString(dst_sbp_) + ")@" + std::to_string(rank));
       if (on_gpu) { node->set_device_tag("gpu"); }
       CollectiveTaskProto* collective = node->mutable_collective();
       collective->set_collective_id(collective_id);

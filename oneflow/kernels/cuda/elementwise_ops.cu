@@ -22,9 +22,7 @@ namespace {
 
 namespace dm = device_math;
 
-cudaStream_t StreamOf(KernelContext& ctx) {
-  return ctx.cuda_device().cuda_stream();
-}
+cudaStream_t StreamOf(KernelContext& ctx) { return ctx.cuda_device().cuda_stream(); }
 
 // ---- cast: registered per output dtype; the input dtype is dispatched inside,
 // as on the CPU.

@@ -17,20 +17,12 @@ namespace device_math {
 
 // float and double overloads of the CUDA math library, so that functors can be
 // templates.
-#define OF_DEVICE_MATH_1(Name, float_function, double_function) \
-  __device__ __forceinline__ float Name(float x) {              \
-    return float_function(x);                                   \
-  }                                                             \
-  __device__ __forceinline__ double Name(double x) {            \
-    return double_function(x);                                  \
-  }
-#define OF_DEVICE_MATH_2(Name, float_function, double_function) \
-  __device__ __forceinline__ float Name(float x, float y) {     \
-    return float_function(x, y);                                \
-  }                                                             \
-  __device__ __forceinline__ double Name(double x, double y) {  \
-    return double_function(x, y);                               \
-  }
+#define OF_DEVICE_MATH_1(Name, float_function, double_function)                \
+  __device__ __forceinline__ float Name(float x) { return float_function(x); } \
+  __device__ __forceinline__ double Name(double x) { return double_function(x); }
+#define OF_DEVICE_MATH_2(Name, float_function, double_function)                            \
+  __device__ __forceinline__ float Name(float x, float y) { return float_function(x, y); } \
+  __device__ __forceinline__ double Name(double x, double y) { return double_function(x, y); }
 
 OF_DEVICE_MATH_1(Exp, expf, exp)
 OF_DEVICE_MATH_1(Expm1, expm1f, expm1)

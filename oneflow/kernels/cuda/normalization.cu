@@ -70,9 +70,7 @@ struct NormArgs {
   double epsilon = 0, momentum = 0;
 };
 
-__device__ __forceinline__ double Sum(double a, double b) {
-  return a + b;
-}
+__device__ __forceinline__ double Sum(double a, double b) { return a + b; }
 
 template <typename T>
 __device__ __forceinline__ double ToDouble(T x) {

@@ -108,9 +108,7 @@ __global__ void SoftmaxGradKernel(RowLayout layout, const T* y_data, const T* dy
   }
 }
 
-int RowBlocks(int64_t rows) {
-  return static_cast<int>(std::min<int64_t>(rows, kMaxBlocks * 4));
-}
+int RowBlocks(int64_t rows) { return static_cast<int>(std::min<int64_t>(rows, kMaxBlocks * 4)); }
 
 template <typename T, bool kLog>
 class SoftmaxGpuKernel final : public Kernel {

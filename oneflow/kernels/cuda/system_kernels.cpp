@@ -34,7 +34,7 @@ class CopyHdKernel final : public Kernel {
   cudaMemcpyKind kind_;
 };
 
-#define REGISTER_GPU_SYSTEM_KERNELS(data_type)                       \
+#define REGISTER_GPU_SYSTEM_KERNELS(data_type)                      \
   REGISTER_KERNEL("variable", "gpu", data_type, GpuVariableKernel); \
   REGISTER_KERNEL("copy_hd", "gpu", data_type, CopyHdKernel)
 

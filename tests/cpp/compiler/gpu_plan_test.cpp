@@ -238,7 +238,8 @@ TEST_F(GpuPlanTest, OpsWithoutAGpuKernelRunOnTheHostDeviceOfTheSameId) {
   JobBuildContext job(test::MakeJobConf("fallback", false), Gpus(1));
   const std::string x = test::AddInput(job, "x", Shape({4, 3}));
   const std::string first = Identity(job, "first", x, GpuPlacement("0:0"), "B");
-  job.AddOp(OpConfBuilder("argsort", "sort").Input("in", first).Placement(GpuPlacement("0:0")).Build());
+  job.AddOp(
+      OpConfBuilder("argsort", "sort").Input("in", first).Placement(GpuPlacement("0:0")).Build());
   int64_t collectives = 0;
   const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(1));
   const TaskNode& sort = NodeNamed(graph, "sort@0");
