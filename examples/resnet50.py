@@ -12,6 +12,7 @@ use (ONEFLOW_GPU=1 on a CUDA build, flow.sysconfig.gpus_in_use()), else on CPU d
 Used by benchmarks/gpu_benchmark.py.
 """
 import argparse
+import os
 import sys
 import time
 
@@ -20,18 +21,11 @@ import numpy as np
 import oneflow as flow
 import oneflow.typing as tp
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from resnet18 import conv_bn  # noqa: E402  (the same convolution + batch norm + ReLU unit)
+
 STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]  # (width, blocks, first stride)
 EXPANSION = 4
-
-
-def conv_bn(x, filters, kernel, stride, train, name, relu=True):
-    x = flow.layers.conv2d(x, filters, kernel, strides=stride, padding="SAME", use_bias=False,
-                           kernel_initializer=flow.variance_scaling_initializer(
-                               2.0, "fan_out", "random_normal", data_format="NCHW"),
-                           name=name + "-conv")
-    x = flow.layers.batch_normalization(x, axis=1, momentum=0.9, epsilon=1e-5, training=train,
-                                        name=name + "-bn")
-    return flow.nn.relu(x) if relu else x
 
 
 def bottleneck(x, width, stride, train, name):
