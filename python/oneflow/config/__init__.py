@@ -40,6 +40,8 @@ def gpu_device_num(value):
                          % (value, in_use))
     if value and not in_use:
         _config().cpu_device_num = value
+    if in_use:
+        _config().gpu_device_num = value  # the default placement: these GPUs
 
 
 def machine_num(value):

@@ -45,6 +45,7 @@ class SessionConfig:
 
     def __init__(self):
         self.cpu_device_num = None  # None: not configured; placements may name any device
+        self.gpu_device_num = 0  # flow.config.gpu_device_num, when GPUs are in use
         self.machine_num = 1
         self.debug_mode = False
         self.compute_threads = None  # None: the cores divided among the devices a Plan uses
@@ -108,13 +109,16 @@ class Session:
         return self.cpp is not None
 
     def default_placement(self):
-        """Every device of every machine (as in OneFlow 0.3)."""
+        """Every device of every machine (as in OneFlow 0.3): the GPUs set by
+        flow.config.gpu_device_num when GPUs are in use, else the CPU devices."""
         from oneflow import env
 
-        count = self.config.cpu_device_num or 1
+        tag, count = "cpu", self.config.cpu_device_num or 1
+        if self.config.gpu_device_num:
+            tag, count = "gpu", self.config.gpu_device_num
         devices = "0" if count == 1 else "0-%d" % (count - 1)
         return scope_util.Placement(
-            "cpu", ["%d:%s" % (machine, devices) for machine in range(env.machine_num())])
+            tag, ["%d:%s" % (machine, devices) for machine in range(env.machine_num())])
 
     def debug_dir(self):
         from oneflow import env
