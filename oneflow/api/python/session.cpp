@@ -379,21 +379,26 @@ void BindSession(py::module_& module) {
 
   module.def("registered_op_types", [] { return OpRegistry::Instance().OpTypes(); });
   // What the registries hold for each op type, for the test that every op is complete:
-  // {op type: {"has_grad_rule", "non_differentiable", "cpu_dtypes": [dtype names]}}.
+  // {op type: {"has_grad_rule", "non_differentiable", "cpu_dtypes", "gpu_dtypes": [dtype names]}}.
   module.def("op_registry_report", [] {
     py::dict report;
     for (const std::string& op_type : OpRegistry::Instance().OpTypes()) {
       const OpDef& def = OpRegistry::Instance().Get(op_type);
       py::list cpu_dtypes;
+      py::list gpu_dtypes;
       for (DataType data_type : {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8, kFloat16}) {
         if (KernelRegistry::Instance().Has(op_type, "cpu", data_type)) {
           cpu_dtypes.append(DataTypeName(data_type));
+        }
+        if (KernelRegistry::Instance().Has(op_type, "gpu", data_type)) {
+          gpu_dtypes.append(DataTypeName(data_type));
         }
       }
       py::dict entry;
       entry["has_grad_rule"] = static_cast<bool>(def.grad);
       entry["non_differentiable"] = def.non_differentiable;
       entry["cpu_dtypes"] = cpu_dtypes;
+      entry["gpu_dtypes"] = gpu_dtypes;
       report[py::str(op_type)] = entry;
     }
     return report;
