@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-import oneflow as flow  # noqa: F401 - loads the extension and its registrations
+import oneflow as flow  # loads the extension and its registrations
 from oneflow import _oneflow_internal
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -220,6 +220,25 @@ def test_every_op_has_a_cpu_kernel(report):
     missing = sorted(op for op, entry in report.items()
                      if not entry["cpu_dtypes"] and op not in GPU_ONLY_OPS)
     assert not missing, "ops without any CPU kernel: %s" % missing
+
+
+def test_gpu_kernels_take_only_dtypes_the_cpu_kernels_take(report):
+    """A GPU kernel (CUDA builds) exists only for dtypes the op's CPU kernels take, plus float16,
+    which only GPU kernels compute in: an op's dtype rules are the same on both devices."""
+    extra = {}
+    for op, entry in report.items():
+        if op in GPU_ONLY_OPS:
+            continue
+        beyond = set(entry["gpu_dtypes"]) - set(entry["cpu_dtypes"]) - {"float16"}
+        if beyond:
+            extra[op] = sorted(beyond)
+    assert not extra, "GPU kernels for dtypes without a CPU kernel: %s" % extra
+
+
+def test_gpu_only_ops_have_gpu_kernels_in_cuda_builds(report):
+    if not flow.sysconfig.with_cuda():
+        pytest.skip("a CPU-only build has no GPU kernels")
+    assert all(report[op]["gpu_dtypes"] for op in GPU_ONLY_OPS)
 
 
 def test_every_op_has_a_gradient_rule_or_is_not_differentiable(report):
