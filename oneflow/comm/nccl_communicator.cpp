@@ -82,14 +82,7 @@ NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id, DataPla
     const CollectiveTaskProto& collective = task.collective();
     rank_sets.insert(RanksOf(collective));
     const int64_t gpu = collective.rank_device(collective.rank());
-    sequences_[gpu].order[task.job_id()].push_back(collective.collective_id());
-  }
-  for (auto& [gpu, sequence] : sequences_) {
-    for (auto& [job, order] : sequence.order) {
-      std::sort(order.begin(), order.end());
-      order.erase(std::unique(order.begin(), order.end()), order.end());
-      for (size_t i = 0; i < order.size(); ++i) { sequence.position[order[i]] = i; }
-    }
+    sequences_[gpu].Declare(task.job_id(), collective.collective_id());
   }
   // Every machine walks the rank sets in the same (sorted) order, so the blocking
   // initialisations meet.
@@ -160,34 +153,12 @@ NcclCommunicator::~NcclCommunicator() {
 
 void NcclCommunicator::Submit(const CollectiveCall& call, Done done) {
   const CollectiveTaskProto& task = *call.task;
-  const int64_t gpu = task.rank_device(task.rank());
-  Sequence& sequence = sequences_.at(gpu);
-  const size_t index = sequence.position.at(task.collective_id());
-  sequence.waiting.emplace(std::make_tuple(call.job_id, call.piece_id, index),
-                           Pending{call, std::move(done)});
-  // Enqueue every rank whose turn has come: one iteration's collectives in id order, then the
-  // next iteration's (of whichever job runs: jobs never overlap).
-  while (true) {
-    if (!sequence.in_round) {
-      auto first = std::find_if(sequence.waiting.begin(), sequence.waiting.end(),
-                                [](const auto& entry) { return std::get<2>(entry.first) == 0; });
-      if (first == sequence.waiting.end()) { return; }
-      sequence.in_round = true;
-      sequence.job = std::get<0>(first->first);
-      sequence.piece = std::get<1>(first->first);
-      sequence.next = 0;
-    }
-    auto it = sequence.waiting.find(std::make_tuple(sequence.job, sequence.piece, sequence.next));
-    if (it == sequence.waiting.end()) { return; }
-    Pending pending = std::move(it->second);
-    sequence.waiting.erase(it);
-    if (++sequence.next == sequence.order.at(sequence.job).size()) { sequence.in_round = false; }
-    Enqueue(pending);
-  }
+  CollectiveSequencer& sequence = sequences_.at(task.rank_device(task.rank()));
+  sequence.Submit(call.job_id, call.piece_id, task.collective_id(),
+                  [this, call, done = std::move(done)] { Enqueue(call, done); });
 }
 
-void NcclCommunicator::Enqueue(const Pending& pending) {
-  const CollectiveCall& call = pending.call;
+void NcclCommunicator::Enqueue(const CollectiveCall& call, const Done& done) {
   const CollectiveTaskProto& task = *call.task;
   auto* device = dynamic_cast<CudaDeviceContext*>(call.device);
   OF_CHECK(device != nullptr) << "GPU collective " << task.collective_id()
@@ -216,10 +187,9 @@ void NcclCommunicator::Enqueue(const Pending& pending) {
         OF_CHECK(false) << "no NCCL collective for " << CollectiveKindName(task.kind());
     }
   } catch (...) {
-    pending.done(std::current_exception());
+    done(std::current_exception());
     return;
   }
-  Done done = pending.done;
   device->stream().AddCallback([done] { done(nullptr); });
 }
 

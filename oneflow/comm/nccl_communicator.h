@@ -6,24 +6,20 @@
 // machine makes the NCCL unique id and hands it to the others through the control plane's store
 // (the data plane's), then every machine initialises its ranks (ncclCommInitRank in a group).
 //
-// NCCL kernels of one GPU run in its stream's order and wait for their peers, so every GPU must
-// enqueue the collectives it shares with others in one order, or two GPUs could each wait for a
-// collective the other has queued behind. The order is the Plan's: collective ids grow in the
-// topological order of the boxing that made them, so on each GPU the collectives of one iteration
-// are enqueued by increasing id, iteration after iteration. A rank submitted early (its input was
-// ready first) waits, on its own GPU thread, until the ranks before it in that order have been
-// enqueued. Everything for one GPU happens on that GPU's runtime thread, so nothing here is
-// shared between threads.
+// NCCL kernels of one GPU run in its stream's order and wait for their peers, so every GPU
+// enqueues its collectives in one global order (collective_sequencer.h): a rank submitted early
+// waits, on its own GPU thread, until the ranks before it have been enqueued. Everything for one
+// GPU happens on that GPU's runtime thread, so nothing here is shared between threads.
 
 #ifdef ONEFLOW_WITH_CUDA
 
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "oneflow/comm/collective_sequencer.h"
 #include "oneflow/comm/communicator.h"
 
 namespace oneflow {
@@ -46,23 +42,9 @@ class NcclCommunicator final : public Communicator {
   static bool Needed(const Plan& plan, int64_t machine_id);
 
  private:
-  struct Pending {
-    CollectiveCall call;
-    Done done;
-  };
-  // The order in which one GPU enqueues its collectives, and those waiting for their turn.
-  struct Sequence {
-    std::map<int64_t, std::vector<int64_t>> order;  // job -> its collective ids, sorted
-    std::map<int64_t, size_t> position;             // collective id -> index in order
-    std::map<std::tuple<int64_t, int64_t, size_t>, Pending> waiting;  // (job, piece, index)
-    bool in_round = false;  // enqueueing one iteration's collectives
-    int64_t job = 0;
-    int64_t piece = 0;
-    size_t next = 0;
-  };
-  void Enqueue(const Pending& pending);
+  void Enqueue(const CollectiveCall& call, const Done& done);
 
-  std::map<int64_t, Sequence> sequences_;  // GPU -> its sequence
+  std::map<int64_t, CollectiveSequencer> sequences_;  // GPU -> the order it enqueues in
   // A collective's ranks: (machine, GPU) of each.
   using RankSet = std::vector<std::pair<int64_t, int64_t>>;
   static RankSet RanksOf(const CollectiveTaskProto& task);
