@@ -52,6 +52,7 @@ class TaskGraphBuilder {
       }
     }
     spans_machines_ = machines.size() > 1 || (machines.size() == 1 && *machines.begin() != 0);
+    ResolveDevices();
     SourceOf(0);
     for (const std::string& op_name : job_graph_.TopologicalOrder()) {
       AddOp(job_graph_.Op(op_name));
@@ -105,10 +106,36 @@ class TaskGraphBuilder {
     return ResolveDeviceTag(op, dtype, resource_) == "gpu";
   }
 
+  // Where each op runs. An op that updates an input in place (a MutableInput: an optimizer's
+  // model, a step counter) must share that blob's memory with its producer, so the two run on
+  // the same kind of device: if either has to run on the host, both do (repeated until no pair
+  // differs, since a variable may have several updaters).
+  void ResolveDevices() {
+    for (const OperatorConf& op : job_.op()) { on_gpu_[op.name()] = RunsOnGpu(op); }
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (const OperatorConf& op : job_.op()) {
+        for (const std::string& argument : OpRegistry::Instance().Get(op.op_type()).mutable_inputs) {
+          auto it = op.input().find(argument);
+          if (it == op.input().end()) { continue; }
+          for (const std::string& lbn : it->second.value()) {
+            std::string producer, key;
+            ParseLbn(lbn, &producer, &key);
+            if (on_gpu_.at(producer) != on_gpu_.at(op.name())) {
+              on_gpu_[producer] = on_gpu_[op.name()] = false;
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+  }
+
   void AddOp(const OperatorConf& op) {
     const std::vector<DeviceId> devices = DevicesOf(op);
     const int64_t parallel_num = static_cast<int64_t>(devices.size());
-    const bool on_gpu = on_gpu_[op.name()] = RunsOnGpu(op);
+    const bool on_gpu = on_gpu_.at(op.name());
     std::vector<int64_t>& nodes = op_nodes_[op.name()];
     for (int64_t id = 0; id < parallel_num; ++id) {
       TaskNode* node = graph_.AddNode(kComputeNode, devices[id].machine, devices[id].device,
