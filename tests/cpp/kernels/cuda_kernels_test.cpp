@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <set>
+#include <tuple>
 
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
@@ -809,6 +810,111 @@ TEST(CudaKernels, TransposeAndOneHot) {
                     MakeAttr("floating_on_value", 2.5), MakeAttr<int64_t>("integer_on_value", 3)});
     CompareWithCpu(conf, {{"indices_0", Random<int32_t>(Shape({5, 3}), 1, 0, 7)}});
     CompareWithCpu(conf, {{"indices_0", Random<int64_t>(Shape({11}), 2, 0, 7)}});
+  }
+}
+
+// Gathers and scatters, with repeated indices (sums collide, the last update wins).
+TEST(CudaKernels, GatherAndScatter) {
+  SKIP_WITHOUT_GPU();
+  const Shape params_shape({5, 6, 7});
+  for (const auto& [axis, batch_dims, indices_shape] :
+       std::vector<std::tuple<int64_t, int64_t, Shape>>{{0, 0, Shape({4, 3})},
+                                                        {1, 0, Shape({9})},
+                                                        {2, 0, Shape({2, 2})},
+                                                        {1, 1, Shape({5, 4})}}) {
+    SCOPED_TRACE("axis " + std::to_string(axis) + ", batch_dims " + std::to_string(batch_dims));
+    const int64_t limit = params_shape.At(axis);
+    const OperatorConf gather =
+        MakeOpConf("gather", {{"in", 1}, {"indices", 1}},
+                   {MakeAttr("axis", axis), MakeAttr("batch_dims", batch_dims)});
+    const HostTensor indices32 = Random<int32_t>(indices_shape, 1, 0, limit);
+    const HostTensor indices64 = Random<int64_t>(indices_shape, 2, 0, limit);
+    CompareWithCpu(gather, {{"in_0", Random<float>(params_shape, 3)}, {"indices_0", indices32}});
+    CompareWithCpu(
+        gather, {{"in_0", Random<int8_t>(params_shape, 4, -100, 100)}, {"indices_0", indices64}});
+    CompareWithCpu(gather, {{"in_0", Random<double>(params_shape, 5)}, {"indices_0", indices64}});
+    CompareHalfWithCpu(gather, {{"in_0", Random<float>(params_shape, 6)}, {"indices_0", indices32}},
+                       {0, 0});
+    // The segment sum of the gathered shape back onto params' shape.
+    Shape data_dims = params_shape;
+    {
+      std::vector<int64_t> dims(params_shape.dims().begin(), params_shape.dims().begin() + axis);
+      dims.insert(dims.end(), indices_shape.dims().begin() + batch_dims,
+                  indices_shape.dims().end());
+      dims.insert(dims.end(), params_shape.dims().begin() + axis + 1, params_shape.dims().end());
+      data_dims = Shape(dims);
+    }
+    const OperatorConf segment_sum =
+        MakeOpConf("unsorted_segment_sum", {{"data", 1}, {"segment_ids", 1}},
+                   {MakeAttr("axis", axis), MakeAttr("batch_dims", batch_dims),
+                    MakeAttr<int64_t>("num_segments", limit)});
+    CompareWithCpu(segment_sum,
+                   {{"data_0", Random<float>(data_dims, 7)}, {"segment_ids_0", indices32}},
+                   {1e-5, 1e-5});
+    CompareWithCpu(segment_sum,
+                   {{"data_0", Random<double>(data_dims, 8)}, {"segment_ids_0", indices64}},
+                   {1e-12, 1e-12});
+    CompareWithCpu(segment_sum, {{"data_0", Random<int64_t>(data_dims, 9, -50, 50)},
+                                 {"segment_ids_0", indices32}});
+    CompareWithCpu(segment_sum, {{"data_0", Random<int32_t>(data_dims, 10, -50, 50)},
+                                 {"segment_ids_0", indices64}});
+    CompareHalfWithCpu(segment_sum,
+                       {{"data_0", Random<float>(data_dims, 11)}, {"segment_ids_0", indices32}});
+    const OperatorConf segment_sum_like =
+        MakeOpConf("unsorted_segment_sum_like", {{"data", 1}, {"segment_ids", 1}, {"like", 1}},
+                   {MakeAttr("axis", axis), MakeAttr("batch_dims", batch_dims)});
+    CompareWithCpu(segment_sum_like,
+                   {{"data_0", Random<float>(data_dims, 12)},
+                    {"segment_ids_0", indices64},
+                    {"like_0", Random<float>(params_shape, 13)}},
+                   {1e-5, 1e-5});
+  }
+  // Index tuples of depth 1, 2 and 3 into params [5, 6, 7].
+  for (int64_t depth : {1, 2, 3}) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    const int64_t rows = 11;
+    HostTensor indices = Random<int64_t>(Shape({rows, depth}), 20 + depth, 0, 1);
+    for (int64_t row = 0; row < rows; ++row) {
+      for (int64_t k = 0; k < depth; ++k) {
+        static_cast<int64_t*>(indices.data)[row * depth + k] =
+            (row * 7 + k * 3) % params_shape.At(k);
+      }
+    }
+    static_cast<int64_t*>(indices.data)[rows - 1] = static_cast<int64_t*>(indices.data)[0];
+    std::vector<int64_t> update_dims = {rows};
+    for (int64_t axis = depth; axis < params_shape.num_axes(); ++axis) {
+      update_dims.push_back(params_shape.At(axis));
+    }
+    const Shape updates_shape(update_dims);
+    const OperatorConf gather_nd = MakeOpConf("gather_nd", {{"params", 1}, {"indices", 1}});
+    CompareWithCpu(gather_nd,
+                   {{"params_0", Random<float>(params_shape, 1)}, {"indices_0", indices}});
+    CompareWithCpu(gather_nd,
+                   {{"params_0", Random<int32_t>(params_shape, 2, -9, 9)}, {"indices_0", indices}});
+    CompareHalfWithCpu(
+        gather_nd, {{"params_0", Random<float>(params_shape, 3)}, {"indices_0", indices}}, {0, 0});
+    const OperatorConf scatter_nd = MakeOpConf("scatter_nd", {{"indices", 1}, {"updates", 1}},
+                                               {MakeAttr("shape", params_shape)});
+    CompareWithCpu(scatter_nd,
+                   {{"indices_0", indices}, {"updates_0", Random<float>(updates_shape, 4)}},
+                   {1e-5, 1e-5});
+    CompareWithCpu(scatter_nd, {{"indices_0", indices},
+                                {"updates_0", Random<int64_t>(updates_shape, 5, -9, 9)}});
+    CompareWithCpu(MakeOpConf("scatter_nd_like", {{"indices", 1}, {"updates", 1}, {"like", 1}}),
+                   {{"indices_0", indices},
+                    {"updates_0", Random<double>(updates_shape, 6)},
+                    {"like_0", Random<double>(params_shape, 7)}},
+                   {1e-12, 1e-12});
+    const OperatorConf update =
+        MakeOpConf("tensor_scatter_nd_update", {{"params", 1}, {"indices", 1}, {"updates", 1}});
+    CompareWithCpu(update,
+                   {{"params_0", Random<float>(params_shape, 8)},
+                    {"indices_0", indices},
+                    {"updates_0", Random<float>(updates_shape, 9)}},
+                   {0, 0});
+    CompareWithCpu(update, {{"params_0", Random<uint8_t>(params_shape, 10, 0, 200)},
+                            {"indices_0", indices},
+                            {"updates_0", Random<uint8_t>(updates_shape, 11, 0, 200)}});
   }
 }
 
