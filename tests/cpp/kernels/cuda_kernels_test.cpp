@@ -918,6 +918,77 @@ TEST(CudaKernels, GatherAndScatter) {
   }
 }
 
+// Slices (positive and negative steps), slice updates, concat on each axis and the pads.
+TEST(CudaKernels, SliceConcatAndPad) {
+  SKIP_WITHOUT_GPU();
+  using Int64s = std::vector<int64_t>;
+  const Shape shape({4, 6, 9});
+  for (const auto& [start, stop, step] :
+       std::vector<std::tuple<Int64s, Int64s, Int64s>>{{{0, 0, 0}, {4, 6, 9}, {1, 1, 1}},
+                                                       {{1, 0, 2}, {3, 6, 9}, {1, 1, 3}},
+                                                       {{3, 5, 8}, {-1, -1, 0}, {-1, -2, -3}},
+                                                       {{0, 2, 0}, {4, 3, 9}, {2, 1, 1}}}) {
+    const std::map<std::string, AttrValue> attrs = {MakeAttr("start", start),
+                                                    MakeAttr("stop", stop), MakeAttr("step", step)};
+    const OperatorConf slice = MakeOpConf("slice", {{"x", 1}}, attrs);
+    CompareWithCpu(slice, {{"x_0", Random<float>(shape, 1)}});
+    CompareWithCpu(slice, {{"x_0", Random<int8_t>(shape, 2, -100, 100)}});
+    CompareWithCpu(slice, {{"x_0", Random<int64_t>(shape, 3, -100, 100)}});
+    CompareHalfWithCpu(slice, {{"x_0", Random<float>(shape, 4)}}, {0, 0});
+    std::vector<int64_t> sliced;
+    for (size_t axis = 0; axis < start.size(); ++axis) {
+      const int64_t span = step[axis] > 0 ? stop[axis] - start[axis] : start[axis] - stop[axis];
+      const int64_t magnitude = std::abs(step[axis]);
+      sliced.push_back((span + magnitude - 1) / magnitude);
+    }
+    const OperatorConf update = MakeOpConf("slice_update", {{"x", 1}, {"update", 1}}, attrs);
+    CompareWithCpu(update, {{"x_0", Random<double>(shape, 5)},
+                            {"update_0", Random<double>(Shape(sliced), 6)}});
+    CompareWithCpu(update, {{"x_0", Random<int32_t>(shape, 7, -9, 9)},
+                            {"update_0", Random<int32_t>(Shape(sliced), 8, -9, 9)}});
+  }
+  for (int64_t axis : {0, 1, 2, -1}) {
+    const OperatorConf concat = MakeOpConf("concat", {{"in", 3}}, {MakeAttr("axis", axis)});
+    auto part = [&](int64_t dim, int64_t seed) {
+      std::vector<int64_t> dims = shape.dims();
+      dims[axis < 0 ? axis + 3 : axis] = dim;
+      return Random<float>(Shape(dims), seed);
+    };
+    CompareWithCpu(concat, {{"in_0", part(2, 1)}, {"in_1", part(1, 2)}, {"in_2", part(3, 3)}},
+                   {0, 0});
+    CompareHalfWithCpu(concat, {{"in_0", part(1, 4)}, {"in_1", part(2, 5)}, {"in_2", part(1, 6)}},
+                       {0, 0});
+  }
+  const OperatorConf pad = MakeOpConf(
+      "pad", {{"x", 1}},
+      {MakeAttr("padding_before", Int64s{1, 0, 2}), MakeAttr("padding_after", Int64s{0, 3, 1}),
+       MakeAttr("floating_constant_value", 1.5), MakeAttr<int64_t>("integral_constant_value", -4)});
+  CompareWithCpu(pad, {{"x_0", Random<float>(shape, 1)}});
+  CompareWithCpu(pad, {{"x_0", Random<double>(shape, 2)}});
+  CompareWithCpu(pad, {{"x_0", Random<int8_t>(shape, 3, -100, 100)}});
+  CompareWithCpu(pad, {{"x_0", Random<int64_t>(shape, 4, -100, 100)}});
+  CompareHalfWithCpu(pad, {{"x_0", Random<float>(shape, 5)}}, {0, 0});
+  const Shape image({2, 3, 5, 6});
+  for (const char* mode : {"reflection", "replication"}) {
+    const Int64s padding = {2, 3, 4, 1};  // left, right, top, bottom
+    const OperatorConf forward =
+        MakeOpConf(std::string(mode) + "_pad2d", {{"x", 1}}, {MakeAttr("padding", padding)});
+    CompareWithCpu(forward, {{"x_0", Random<float>(image, 1)}});
+    CompareWithCpu(forward, {{"x_0", Random<double>(image, 2)}});
+    CompareHalfWithCpu(forward, {{"x_0", Random<float>(image, 3)}}, {0, 0});
+    const Shape padded({2, 3, 10, 11});
+    const OperatorConf grad = MakeOpConf(std::string(mode) + "_pad2d_grad",
+                                         {{"dy", 1}, {"like", 1}}, {MakeAttr("padding", padding)});
+    CompareWithCpu(grad, {{"dy_0", Random<float>(padded, 4)}, {"like_0", Random<float>(image, 5)}},
+                   {1e-5, 1e-5});
+    CompareWithCpu(grad,
+                   {{"dy_0", Random<double>(padded, 6)}, {"like_0", Random<double>(image, 7)}},
+                   {1e-12, 1e-12});
+    CompareHalfWithCpu(grad,
+                       {{"dy_0", Random<float>(padded, 8)}, {"like_0", Random<float>(image, 9)}});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
