@@ -989,6 +989,58 @@ TEST(CudaKernels, SliceConcatAndPad) {
   }
 }
 
+// layer_norm and its gradients, with and without gamma / beta, parameters over the normalized
+// axes or over fewer of them (applied by flat index modulo their size).
+TEST(CudaKernels, LayerNorm) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({6, 4, 50});
+  for (const auto& [params_axis, param_shape] :
+       std::vector<std::pair<int64_t, Shape>>{{1, Shape({4, 50})}, {-1, Shape({50})}}) {
+    const std::map<std::string, AttrValue> attrs = {MakeAttr<int64_t>("begin_norm_axis", 1),
+                                                    MakeAttr("begin_params_axis", params_axis),
+                                                    MakeAttr("epsilon", 1e-3)};
+    auto check = [&](auto tag, Tolerance tolerance) {
+      using T = decltype(tag);
+      const HostTensor x = Random<T>(shape, 1, -2, 3);
+      const HostTensor gamma = Random<T>(param_shape, 2);
+      const HostTensor beta = Random<T>(param_shape, 3);
+      CompareWithCpu(MakeOpConf("layer_norm", {{"x", 1}}, attrs), {{"x_0", x}}, tolerance);
+      const OperatorConf forward =
+          MakeOpConf("layer_norm", {{"x", 1}, {"gamma", 1}, {"beta", 1}}, attrs);
+      CompareWithCpu(forward, {{"x_0", x}, {"gamma_0", gamma}, {"beta_0", beta}}, tolerance);
+      CompareWithCpu(MakeOpConf("layer_norm", {{"x", 1}, {"gamma", 1}}, attrs),
+                     {{"x_0", x}, {"gamma_0", gamma}}, tolerance);
+      KernelRunner statistics(forward, {{"x_0", x}, {"gamma_0", gamma}, {"beta_0", beta}});
+      statistics.Run();
+      const std::map<std::string, HostTensor> grad_inputs = {
+          {"x_0", x},
+          {"dy_0", Random<T>(shape, 4)},
+          {"mean_0", statistics.output("mean_0")},
+          {"inv_variance_0", statistics.output("inv_variance_0")},
+          {"gamma_0", gamma}};
+      std::map<std::string, HostTensor> without_gamma = grad_inputs;
+      without_gamma.erase("gamma_0");
+      const std::map<std::string, int64_t> grad_counts = {
+          {"x", 1}, {"dy", 1}, {"mean", 1}, {"inv_variance", 1}};
+      std::map<std::string, int64_t> with_gamma_counts = grad_counts;
+      with_gamma_counts["gamma"] = 1;
+      CompareWithCpu(MakeOpConf("layer_norm_grad", with_gamma_counts, attrs), grad_inputs,
+                     tolerance);
+      CompareWithCpu(MakeOpConf("layer_norm_grad", grad_counts, attrs), without_gamma, tolerance);
+      CompareWithCpu(MakeOpConf("layer_norm_param_grad", grad_counts, attrs), without_gamma,
+                     tolerance);
+    };
+    check(float{}, {1e-5, 1e-4});
+    check(double{}, {1e-12, 1e-10});
+    const std::map<std::string, HostTensor> half_inputs = {
+        {"x_0", Random<float>(shape, 5, -2, 3)},
+        {"gamma_0", Random<float>(param_shape, 6)},
+        {"beta_0", Random<float>(param_shape, 7)}};
+    CompareHalfWithCpu(MakeOpConf("layer_norm", {{"x", 1}, {"gamma", 1}, {"beta", 1}}, attrs),
+                       half_inputs, {1e-2, 1e-2});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
