@@ -1041,6 +1041,76 @@ TEST(CudaKernels, LayerNorm) {
   }
 }
 
+// The random ops hash (seed, iteration, logical index) as the CPU kernels do: the same numbers.
+// Also: the GPU dropout's mask keeps about 1 - rate of the elements, equals random_mask_like's,
+// and dropout_grad with it scales exactly the kept elements.
+TEST(CudaKernels, RandomOps) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({37, 129});
+  const std::map<std::string, AttrValue> mask_attrs = {MakeAttr("rate", 0.3),
+                                                       MakeAttr<int64_t>("seed", 11)};
+  const OperatorConf dropout = MakeOpConf("dropout", {{"x", 1}}, mask_attrs);
+  CompareWithCpu(dropout, {{"x_0", Random<float>(shape, 1)}}, {0, 0});
+  CompareWithCpu(dropout, {{"x_0", Random<double>(shape, 2)}}, {0, 0});
+  CompareHalfWithCpu(dropout, {{"x_0", Random<float>(shape, 3)}});
+  const OperatorConf mask_like = MakeOpConf("random_mask_like", {{"like", 1}}, mask_attrs);
+  CompareWithCpu(mask_like, {{"like_0", Random<float>(shape, 4)}});
+  const OperatorConf dropout_grad =
+      MakeOpConf("dropout_grad", {{"dy", 1}, {"mask", 1}}, {MakeAttr("scale", 1.0 / 0.7)});
+  const HostTensor mask = Random<int8_t>(shape, 5, 0, 2);
+  CompareWithCpu(dropout_grad, {{"dy_0", Random<float>(shape, 6)}, {"mask_0", mask}});
+  CompareWithCpu(dropout_grad, {{"dy_0", Random<double>(shape, 7)}, {"mask_0", mask}});
+  CompareHalfWithCpu(dropout_grad, {{"dy_0", Random<float>(shape, 8)}, {"mask_0", mask}});
+
+  // Forward and gradient on the GPU alone.
+  const HostTensor x = Random<float>(shape, 9, 0.5, 1.5);
+  DescMap descs = {{"x_0", x.desc}};
+  for (const auto& entry : Infer(dropout, descs)) { descs[entry.first] = entry.second; }
+  std::map<std::string, HostTensor> forward = RunOnGpu(dropout, descs, {{"x_0", x}}, kFloat);
+  const HostTensor& y = forward.at("y_0");
+  const HostTensor& gpu_mask = forward.at("mask_0");
+  DescMap like_descs = {{"like_0", x.desc}, {"out_0", gpu_mask.desc}};
+  const HostTensor like_mask = RunOnGpu(mask_like, like_descs, {{"like_0", x}}, kInt8).at("out_0");
+  const HostTensor dy = Random<float>(shape, 10);
+  DescMap grad_descs = {{"dy_0", dy.desc}, {"mask_0", gpu_mask.desc}, {"dx_0", dy.desc}};
+  const HostTensor dx =
+      RunOnGpu(dropout_grad, grad_descs, {{"dy_0", dy}, {"mask_0", gpu_mask}}, kFloat).at("dx_0");
+  int64_t kept = 0;
+  const int64_t n = shape.elem_count();
+  for (int64_t i = 0; i < n; ++i) {
+    const int8_t bit = static_cast<const int8_t*>(gpu_mask.data)[i];
+    ASSERT_TRUE(bit == 0 || bit == 1);
+    ASSERT_EQ(bit, static_cast<const int8_t*>(like_mask.data)[i]) << "element " << i;
+    kept += bit;
+    const float scale = static_cast<float>(1.0 / 0.7);
+    const float expected_y = bit ? static_cast<const float*>(x.data)[i] * scale : 0.0f;
+    const float expected_dx = bit ? static_cast<const float*>(dy.data)[i] * scale : 0.0f;
+    ASSERT_FLOAT_EQ(static_cast<const float*>(y.data)[i], expected_y) << "element " << i;
+    ASSERT_FLOAT_EQ(static_cast<const float*>(dx.data)[i], expected_dx) << "element " << i;
+  }
+  // 4773 draws with p = 0.7: the standard deviation of the kept fraction is 0.0066.
+  EXPECT_NEAR(static_cast<double>(kept) / n, 0.7, 0.035);
+
+  for (DataType data_type : {kFloat, kDouble}) {
+    CompareWithCpu(
+        MakeOpConf("random_uniform", {},
+                   {MakeAttr("shape", shape), MakeAttr("dtype", data_type), MakeAttr("low", -2.0),
+                    MakeAttr("high", 3.0), MakeAttr<int64_t>("seed", 5)}),
+        {}, {0, 0});
+    CompareWithCpu(
+        MakeOpConf("random_normal", {},
+                   {MakeAttr("shape", shape), MakeAttr("dtype", data_type), MakeAttr("mean", 1.0),
+                    MakeAttr("stddev", 2.0), MakeAttr<int64_t>("seed", 6)}),
+        {}, {1e-12, 1e-6});
+  }
+  for (DataType out_type : {kFloat, kInt8, kInt64}) {
+    const OperatorConf bernoulli = MakeOpConf(
+        "bernoulli", {{"x", 1}}, {MakeAttr("dtype", out_type), MakeAttr<int64_t>("seed", 7)});
+    CompareWithCpu(bernoulli, {{"x_0", Random<float>(shape, 11, 0, 1)}});
+    CompareWithCpu(bernoulli, {{"x_0", Random<double>(shape, 12, 0, 1)}});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
