@@ -1111,6 +1111,55 @@ TEST(CudaKernels, RandomOps) {
   }
 }
 
+// tril / fused_scale_tril on several diagonals, where with broadcasting, the clips.
+TEST(CudaKernels, TrilWhereAndClip) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({3, 5, 7});
+  for (int64_t diagonal : {-9, -2, 0, 3, 10}) {
+    const OperatorConf tril = MakeOpConf(
+        "tril", {{"in", 1}}, {MakeAttr("diagonal", diagonal), MakeAttr("fill_value", -2.0)});
+    CompareWithCpu(tril, {{"in_0", Random<float>(shape, 1)}}, {0, 0});
+    CompareWithCpu(tril, {{"in_0", Random<int64_t>(shape, 2, -50, 50)}});
+    CompareHalfWithCpu(tril, {{"in_0", Random<float>(shape, 3)}}, {0, 0});
+    const OperatorConf scaled = MakeOpConf(
+        "fused_scale_tril", {{"in", 1}},
+        {MakeAttr("diagonal", diagonal), MakeAttr("fill_value", 0.0), MakeAttr("scale", 0.5)});
+    CompareWithCpu(scaled, {{"in_0", Random<double>(shape, 4)}}, {0, 0});
+    CompareHalfWithCpu(scaled, {{"in_0", Random<float>(shape, 5)}});
+  }
+  const OperatorConf where = MakeOpConf("where", {{"condition", 1}, {"x", 1}, {"y", 1}});
+  for (const auto& [condition_shape, x_shape, y_shape] :
+       std::vector<std::tuple<Shape, Shape, Shape>>{
+           {Shape({4, 6}), Shape({4, 6}), Shape({4, 6})},
+           {Shape({4, 1}), Shape({6}), Shape({4, 6})},
+           {Shape({2, 1, 6}), Shape({1, 5, 1}), Shape({1})}}) {
+    CompareWithCpu(where, {{"condition_0", Random<int8_t>(condition_shape, 1, 0, 2)},
+                           {"x_0", Random<float>(x_shape, 2)},
+                           {"y_0", Random<float>(y_shape, 3)}});
+    CompareWithCpu(where, {{"condition_0", Random<int64_t>(condition_shape, 4, 0, 2)},
+                           {"x_0", Random<int32_t>(x_shape, 5, -9, 9)},
+                           {"y_0", Random<int32_t>(y_shape, 6, -9, 9)}});
+    CompareWithCpu(where, {{"condition_0", Random<int32_t>(condition_shape, 7, 0, 2)},
+                           {"x_0", Random<double>(x_shape, 8)},
+                           {"y_0", Random<double>(y_shape, 9)}});
+  }
+  const std::map<std::string, AttrValue> bounds = {MakeAttr("has_min", true),
+                                                   MakeAttr("has_max", true),
+                                                   MakeAttr("floating_min", -0.5),
+                                                   MakeAttr("floating_max", 0.25),
+                                                   MakeAttr<int64_t>("integral_min", -3),
+                                                   MakeAttr<int64_t>("integral_max", 4)};
+  const OperatorConf clip = MakeOpConf("clip_by_scalar", {{"x", 1}}, bounds);
+  CompareWithCpu(clip, {{"x_0", Random<float>(shape, 1)}});
+  CompareWithCpu(clip, {{"x_0", Random<int8_t>(shape, 2, -9, 9)}});
+  CompareWithCpu(clip, {{"x_0", Random<int64_t>(shape, 3, -9, 9)}});
+  CompareWithCpu(MakeOpConf("clip_by_scalar", {{"x", 1}},
+                            {MakeAttr("has_min", true), MakeAttr("floating_min", 0.1)}),
+                 {{"x_0", Random<double>(shape, 4)}});
+  CompareWithCpu(MakeOpConf("clip_by_scalar_grad", {{"x", 1}, {"dy", 1}}, bounds),
+                 {{"x_0", Random<float>(shape, 5)}, {"dy_0", Random<float>(shape, 6)}});
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
