@@ -1160,6 +1160,63 @@ TEST(CudaKernels, TrilWhereAndClip) {
                  {{"x_0", Random<float>(shape, 5)}, {"dy_0", Random<float>(shape, 6)}});
 }
 
+// broadcast_like, the gradient-clipping and the loss-scaling ops.
+TEST(CudaKernels, GradientClippingAndLossScale) {
+  SKIP_WITHOUT_GPU();
+  const OperatorConf like = MakeOpConf("broadcast_like", {{"x", 1}, {"like", 1}});
+  CompareWithCpu(like, {{"x_0", Random<float>(Shape({3, 1}), 1)},
+                        {"like_0", Random<float>(Shape({2, 3, 4}), 2)}});
+  CompareWithCpu(like, {{"x_0", Random<int64_t>(Shape({5}), 3, -9, 9)},
+                        {"like_0", Random<int64_t>(Shape({4, 5}), 4, -9, 9)}});
+  CompareWithCpu(
+      MakeOpConf("broadcast_like", {{"x", 1}, {"like", 1}},
+                 {MakeAttr("broadcast_axes", std::vector<int64_t>{0, 2})}),
+      {{"x_0", Random<double>(Shape({3}), 5)}, {"like_0", Random<double>(Shape({2, 3, 4}), 6)}});
+  for (const Shape& shape : {Shape({1}), Shape({1000}), Shape({300, 700})}) {
+    CompareWithCpu(MakeOpConf("square_sum", {{"x", 1}}), {{"x_0", Random<float>(shape, 7)}},
+                   {1e-6, 1e-6});
+    CompareWithCpu(MakeOpConf("square_sum", {{"x", 1}}), {{"x_0", Random<double>(shape, 8)}},
+                   {1e-6, 1e-6});
+    HostTensor x = Random<float>(shape, 9);
+    static_cast<float*>(x.data)[0] = std::numeric_limits<float>::infinity();
+    static_cast<float*>(x.data)[shape.elem_count() - 1] = std::nanf("");
+    CompareWithCpu(MakeOpConf("count_not_finite", {{"x", 1}}), {{"x_0", x}});
+    CompareWithCpu(MakeOpConf("count_not_finite", {{"x", 1}}),
+                   {{"x_0", Random<double>(shape, 10)}});
+  }
+  for (double square_sum : {0.25, 9.0}) {
+    CompareWithCpu(
+        MakeOpConf("global_norm_clip_factor", {{"square_sum", 1}}, {MakeAttr("clip_norm", 2.0)}),
+        {{"square_sum_0", MakeTensor(Shape({1}), std::vector<float>{float(square_sum)})}});
+  }
+  const HostTensor loss_scale = MakeTensor(Shape({1}), std::vector<float>{1024.0f});
+  CompareWithCpu(MakeOpConf("loss_scale_inverse", {{"loss_scale", 1}}),
+                 {{"loss_scale_0", loss_scale}});
+  CompareWithCpu(MakeOpConf("loss_scale_seed", {{"like", 1}, {"loss_scale", 1}}),
+                 {{"like_0", Random<double>(Shape({4, 3}), 11)}, {"loss_scale_0", loss_scale}});
+  // Overflow (scale halves), a good step, and the step that completes the period (scale grows).
+  for (const auto& [not_finite, good_steps] :
+       std::vector<std::pair<int64_t, int64_t>>{{3, 5}, {0, 0}, {0, 2}}) {
+    CompareWithCpu(
+        MakeOpConf("dynamic_loss_scale_schedule",
+                   {{"count_not_finite", 1}, {"loss_scale", 1}, {"good_step_counter", 1}},
+                   {MakeAttr<int64_t>("increment_period", 3), MakeAttr("multiplier", 2.0)}),
+        {{"count_not_finite_0", MakeTensor(Shape({1}), std::vector<int64_t>{not_finite})},
+         {"loss_scale_0", loss_scale},
+         {"good_step_counter_0", MakeTensor(Shape({1}), std::vector<int64_t>{good_steps})}});
+  }
+  const std::map<std::string, AttrValue> regularize = {MakeAttr("scale", 0.5), MakeAttr("l1", 0.01),
+                                                       MakeAttr("l2", 0.1)};
+  const Shape shape({17, 9});
+  CompareWithCpu(MakeOpConf("scale_regularize_gradient", {{"diff", 1}, {"model", 1}}, regularize),
+                 {{"diff_0", Random<float>(shape, 12)}, {"model_0", Random<float>(shape, 13)}});
+  CompareWithCpu(MakeOpConf("scale_regularize_gradient",
+                            {{"diff", 1}, {"model", 1}, {"scale_by_tensor", 1}}, regularize),
+                 {{"diff_0", Random<double>(shape, 14)},
+                  {"model_0", Random<double>(shape, 15)},
+                  {"scale_by_tensor_0", MakeTensor(Shape({1}), std::vector<float>{0.125f})}});
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
