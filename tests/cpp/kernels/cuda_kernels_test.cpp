@@ -1217,6 +1217,45 @@ TEST(CudaKernels, GradientClippingAndLossScale) {
                   {"scale_by_tensor_0", MakeTensor(Shape({1}), std::vector<float>{0.125f})}});
 }
 
+// The fused losses and their gradients.
+TEST(CudaKernels, Losses) {
+  SKIP_WITHOUT_GPU();
+  for (const Shape& shape : {Shape({5, 7}), Shape({3, 300})}) {
+    const Shape rows({shape.At(0)});
+    auto check = [&](auto tag, Tolerance tolerance) {
+      using T = decltype(tag);
+      const HostTensor prediction = Random<T>(shape, 1, -6, 6);
+      const HostTensor label = Random<T>(shape, 2, 0, 1);
+      const HostTensor dy = Random<T>(shape, 3);
+      CompareWithCpu(MakeOpConf("softmax_cross_entropy", {{"prediction", 1}, {"label", 1}}),
+                     {{"prediction_0", prediction}, {"label_0", label}}, tolerance);
+      CompareWithCpu(
+          MakeOpConf("softmax_cross_entropy_grad", {{"prob", 1}, {"label", 1}, {"dy", 1}}),
+          {{"prob_0", Random<T>(shape, 4, 0, 1)}, {"label_0", label}, {"dy_0", Random<T>(rows, 5)}},
+          tolerance);
+      for (const char* op_type : {"sigmoid_cross_entropy", "smooth_l1_loss"}) {
+        const std::map<std::string, AttrValue> attrs =
+            std::string(op_type) == "smooth_l1_loss"
+                ? std::map<std::string, AttrValue>{MakeAttr("beta", 0.7)}
+                : std::map<std::string, AttrValue>{};
+        CompareWithCpu(MakeOpConf(op_type, {{"prediction", 1}, {"label", 1}}, attrs),
+                       {{"prediction_0", prediction}, {"label_0", label}}, tolerance);
+        CompareWithCpu(MakeOpConf(std::string(op_type) + "_grad",
+                                  {{"prediction", 1}, {"label", 1}, {"dy", 1}}, attrs),
+                       {{"prediction_0", prediction}, {"label_0", label}, {"dy_0", dy}}, tolerance);
+      }
+    };
+    check(float{}, {1e-5, 2e-5});
+    check(double{}, {1e-12, 1e-12});
+    CompareHalfWithCpu(MakeOpConf("smooth_l1_loss", {{"prediction", 1}, {"label", 1}}),
+                       {{"prediction_0", Random<float>(shape, 6, -3, 3)},
+                        {"label_0", Random<float>(shape, 7, -3, 3)}});
+    CompareHalfWithCpu(MakeOpConf("sigmoid_cross_entropy", {{"prediction", 1}, {"label", 1}}),
+                       {{"prediction_0", Random<float>(shape, 8, -3, 3)},
+                        {"label_0", Random<float>(shape, 9, 0, 1)}});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
