@@ -279,8 +279,10 @@ TEST(CudaKernels, ScalarMath) {
       const OperatorConf conf = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("operand", 2.5)});
       CompareWithCpu(conf, {{"in_0", Random<float>(shape, 1)}});
       CompareWithCpu(conf, {{"in_0", Random<double>(shape, 2)}});
-      CompareWithCpu(conf, {{"in_0", Random<int32_t>(shape, 3, -50, 50)}});
-      CompareWithCpu(conf, {{"in_0", Random<int64_t>(shape, 4, -50, 50)}});
+      // Integer inputs take integral scalars only.
+      const OperatorConf integral = MakeOpConf(op_type, {{"in", 1}}, {MakeAttr("operand", 3.0)});
+      CompareWithCpu(integral, {{"in_0", Random<int32_t>(shape, 3, -50, 50)}});
+      CompareWithCpu(integral, {{"in_0", Random<int64_t>(shape, 4, -50, 50)}});
       CompareHalfWithCpu(conf, {{"in_0", Random<float>(shape, 5)}});
     }
     const OperatorConf pow = MakeOpConf("scalar_pow", {{"in", 1}}, {MakeAttr("exponent", 1.7)});
@@ -587,6 +589,48 @@ TEST(CudaKernels, ModelUpdates) {
       {"learning_rate_0", learning_rate},   {"train_step_0", train_step}};
   CompareWithCpu(adam, adam_inputs);
   CompareHalfWithCpu(adam, adam_inputs, {2e-3, 5e-3}, {"model_0", "model_diff_0", "m_0", "v_0"});
+  // LazyAdam skips the elements whose gradient is zero.
+  std::map<std::string, HostTensor> lazy_inputs = adam_inputs;
+  lazy_inputs["model_diff_0"] = Clone(adam_inputs.at("model_diff_0"));
+  for (int64_t i = 0; i < shape.elem_count(); i += 3) {
+    static_cast<float*>(lazy_inputs["model_diff_0"].data)[i] = 0.0f;
+  }
+  const OperatorConf lazy_adam =
+      MakeOpConf("lazy_adam_update",
+                 {{"model", 1},
+                  {"model_diff", 1},
+                  {"m", 1},
+                  {"v", 1},
+                  {"learning_rate", 1},
+                  {"train_step", 1}},
+                 {MakeAttr("beta1", 0.8), MakeAttr("beta2", 0.9), MakeAttr("epsilon", 1e-6)});
+  CompareWithCpu(lazy_adam, lazy_inputs);
+  for (const char* op_type : {"rmsprop_update", "centered_rmsprop_update"}) {
+    const bool centered = std::string(op_type) == "centered_rmsprop_update";
+    std::map<std::string, int64_t> counts = {
+        {"model", 1}, {"model_diff", 1}, {"mean_square", 1}, {"learning_rate", 1}};
+    std::map<std::string, HostTensor> inputs = {{"model_0", Random<float>(shape, 10)},
+                                                {"model_diff_0", Random<float>(shape, 11)},
+                                                {"mean_square_0", Random<float>(shape, 12, 1, 2)},
+                                                {"learning_rate_0", learning_rate}};
+    if (centered) {
+      counts["mean_gradient"] = 1;
+      inputs["mean_gradient_0"] = Random<float>(shape, 13, -0.1, 0.1);
+    }
+    CompareWithCpu(MakeOpConf(op_type, counts, attrs({MakeAttr("decay_rate", 0.9)})), inputs,
+                   {1e-5, 1e-5});
+  }
+  CompareWithCpu(
+      MakeOpConf(
+          "adagrad_update",
+          {{"model", 1}, {"model_diff", 1}, {"sum", 1}, {"learning_rate", 1}, {"train_step", 1}},
+          attrs({MakeAttr("lr_decay", 0.1), MakeAttr("initial_accumulator_value", 0.1)})),
+      {{"model_0", Random<double>(shape, 14)},
+       {"model_diff_0", Random<double>(shape, 15)},
+       {"sum_0", Random<double>(shape, 16, 0, 1)},
+       {"learning_rate_0", MakeTensor<float>(Shape({1}), {0.1f})},
+       {"train_step_0", train_step}},
+      {1e-12, 1e-12});
 }
 
 // conv forward, data gradient and filter gradient (cuDNN) against the CPU kernels (oneDNN /
