@@ -1,11 +1,12 @@
-// GPU tril, fused_scale_tril, where, clip_by_scalar and clip_by_scalar_grad, as the CPU kernels
-// (cpu/tril.cpp, cpu/where.cpp, cpu/one_hot_and_clip.cpp).
+// GPU tril, fused_scale_tril, where, clip_by_scalar, clip_by_scalar_grad, prelu and prelu_grad,
+// as the CPU kernels (cpu/tril.cpp, cpu/where.cpp, cpu/one_hot_and_clip.cpp, cpu/prelu.cpp).
 //
 // tril: one thread per element; a device holding part of a split row or column axis offsets its
 // indices by its part's first row / column, as on the CPU. where: one thread per output
 // element, the three inputs' offsets from a broadcast plan (size-1 output axes dropped,
 // neighbours with the same broadcast pattern merged); x and y are moved as bytes. The clips are
-// functors of the elementwise launcher (NaN passes through, as on the CPU).
+// functors of the elementwise launcher (NaN passes through, as on the CPU); prelu is a functor of
+// the broadcast launcher (alpha broadcast to x), prelu_grad reads alpha through the same plan.
 
 #include <cuda_fp16.h>
 
@@ -15,6 +16,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cuda/broadcast.cuh"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 #include "oneflow/sbp/tensor_slice.h"
 
@@ -276,8 +278,69 @@ class ClipGradGpuKernel final : public Kernel {
   ClipBounds<T> bounds_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// prelu, prelu_grad
+
+template <typename C>
+struct PreluFunctor {
+  __device__ C operator()(C x, C alpha) const { return x > C(0) ? x : alpha * x; }
+};
+
+template <typename T>
+class PreluGpuKernel final : public Kernel {
+ public:
+  explicit PreluGpuKernel(const KernelInitContext& ctx)
+      : plan_(ctx.Desc("x").shape, ctx.Desc("x").shape, ctx.Desc("alpha").shape) {}
+  void Forward(KernelContext& ctx) override {
+    LaunchBroadcastBinary<ComputeType<T>>(
+        ctx.cuda_device().cuda_stream(), plan_, PreluFunctor<ComputeType<T>>(),
+        ctx.Output("y").mut_data<T>(), ctx.Input("x").data<T>(), ctx.Input("alpha").data<T>());
+  }
+
+ private:
+  BroadcastBinaryPlan plan_;
+};
+
+// dx = x > 0 ? dy : alpha dy; alpha's offset from the plan's second operand strides.
+template <typename T>
+__global__ void PreluGradKernel(int64_t n, BroadcastIndex index, const T* x, const T* alpha,
+                                const T* dy, T* dx) {
+  using C = ComputeType<T>;
+  OF_GRID_STRIDE_LOOP(i, n) {
+    int64_t rest = i;
+    int64_t alpha_offset = 0;
+    for (int d = index.num_dims - 1; d >= 0; --d) {
+      alpha_offset += (rest % index.out_dims[d]) * index.y_strides[d];
+      rest /= index.out_dims[d];
+    }
+    const C dy_value = Convert<C>(dy[i]);
+    dx[i] =
+        Convert<T>(Convert<C>(x[i]) > C(0) ? dy_value : Convert<C>(alpha[alpha_offset]) * dy_value);
+  }
+}
+
+template <typename T>
+class PreluGradGpuKernel final : public Kernel {
+ public:
+  explicit PreluGradGpuKernel(const KernelInitContext& ctx)
+      : plan_(ctx.Desc("x").shape, ctx.Desc("x").shape, ctx.Desc("alpha").shape) {}
+  void Forward(KernelContext& ctx) override {
+    const int64_t n = plan_.out_count();
+    if (n == 0) { return; }
+    PreluGradKernel<T><<<BlockCount(n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(
+        n, plan_.index(), ctx.Input("x").data<T>(), ctx.Input("alpha").data<T>(),
+        ctx.Input("dy").data<T>(), ctx.Output("dx").mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  BroadcastBinaryPlan plan_;
+};
+
 }  // namespace
 
+OF_REGISTER_GPU_FLOATING_KERNELS("prelu", PreluGpuKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("prelu_grad", PreluGradGpuKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("tril", TrilGpuKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("fused_scale_tril", TrilGpuKernel);
 REGISTER_KERNEL("where", "gpu", kFloat, WhereGpuKernel<uint32_t>);

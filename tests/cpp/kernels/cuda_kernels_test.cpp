@@ -1202,6 +1202,19 @@ TEST(CudaKernels, TrilWhereAndClip) {
                  {{"x_0", Random<double>(shape, 4)}});
   CompareWithCpu(MakeOpConf("clip_by_scalar_grad", {{"x", 1}, {"dy", 1}}, bounds),
                  {{"x_0", Random<float>(shape, 5)}, {"dy_0", Random<float>(shape, 6)}});
+  // prelu with one alpha per channel and with an alpha per element.
+  const Shape image({2, 3, 4, 5});
+  for (const Shape& alpha_shape : {Shape({3, 1, 1}), Shape({2, 3, 4, 5})}) {
+    CompareWithCpu(MakeOpConf("prelu", {{"x", 1}, {"alpha", 1}}),
+                   {{"x_0", Random<float>(image, 7)}, {"alpha_0", Random<float>(alpha_shape, 8)}});
+    CompareHalfWithCpu(
+        MakeOpConf("prelu", {{"x", 1}, {"alpha", 1}}),
+        {{"x_0", Random<float>(image, 9)}, {"alpha_0", Random<float>(alpha_shape, 10)}});
+    CompareWithCpu(MakeOpConf("prelu_grad", {{"x", 1}, {"alpha", 1}, {"dy", 1}}),
+                   {{"x_0", Random<double>(image, 11)},
+                    {"alpha_0", Random<double>(alpha_shape, 12)},
+                    {"dy_0", Random<double>(image, 13)}});
+  }
 }
 
 // broadcast_like, the gradient-clipping and the loss-scaling ops.
