@@ -1313,6 +1313,27 @@ TEST(CudaKernels, Losses) {
   }
 }
 
+// reduce_prod_grad with no zero, one zero and two zeros in a group.
+TEST(CudaKernels, ReduceProdGrad) {
+  SKIP_WITHOUT_GPU();
+  const Shape shape({4, 5, 6});
+  for (const std::vector<int64_t>& axes :
+       std::vector<std::vector<int64_t>>{{1}, {0, 2}, {2}, {0, 1, 2}}) {
+    Shape dy_dims = shape;
+    for (int64_t axis : axes) { dy_dims.Set(axis, 1); }
+    HostTensor x = Random<double>(shape, 1, 0.5, 1.5);
+    static_cast<double*>(x.data)[0] = 0.0;
+    static_cast<double*>(x.data)[7] = 0.0;
+    static_cast<double*>(x.data)[13] = 0.0;
+    const OperatorConf conf = MakeOpConf("reduce_prod_grad", {{"x", 1}, {"dy", 1}},
+                                         {MakeAttr("axis", axes), MakeAttr("keepdims", true)});
+    CompareWithCpu(conf, {{"x_0", x}, {"dy_0", Random<double>(dy_dims, 2)}}, {1e-12, 1e-12});
+    HostTensor x_float = Random<float>(shape, 3, 0.5, 1.5);
+    static_cast<float*>(x_float.data)[5] = 0.0f;
+    CompareWithCpu(conf, {{"x_0", x_float}, {"dy_0", Random<float>(dy_dims, 4)}}, {1e-6, 1e-5});
+  }
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace oneflow
