@@ -1,4 +1,5 @@
-// GPU sgd_update, momentum_update and adam_update (formulas in
+// GPU sgd_update, momentum_update, adam_update, lazy_adam_update, rmsprop_update,
+// centered_rmsprop_update and adagrad_update (formulas in
 // oneflow/ops/model_update.cpp, as the CPU kernels of cpu/model_update.cpp).
 // The learning rate, train_step, scale_by_tensor and skip_if are blobs on the
 // device: every thread reads them (no copy to the host, no synchronization); a
@@ -19,7 +20,14 @@ namespace {
 
 namespace dm = device_math;
 
-enum class Optimizer { kSgd, kMomentum, kAdam };
+enum class Optimizer { kSgd, kMomentum, kAdam, kLazyAdam, kRmsProp, kCenteredRmsProp, kAdagrad };
+
+__host__ __device__ constexpr bool IsAdam(Optimizer o) {
+  return o == Optimizer::kAdam || o == Optimizer::kLazyAdam;
+}
+__host__ __device__ constexpr bool IsRmsProp(Optimizer o) {
+  return o == Optimizer::kRmsProp || o == Optimizer::kCenteredRmsProp;
+}
 
 // Everything one update needs; optional device inputs are null when absent.
 template <typename T>
@@ -28,8 +36,8 @@ struct UpdateArgs {
   int64_t n = 0;
   T* model = nullptr;
   const T* diff = nullptr;
-  T* state0 = nullptr;  // momentum, or Adam's m
-  T* state1 = nullptr;  // Adam's v
+  T* state0 = nullptr;  // momentum, Adam's m, RMSProp's mean_square or Adagrad's sum
+  T* state1 = nullptr;  // Adam's v or centred RMSProp's mean_gradient
   const float* learning_rate = nullptr;
   const int64_t* train_step = nullptr;
   const float* scale_by_tensor = nullptr;
@@ -40,6 +48,9 @@ struct UpdateArgs {
   double beta1 = 0, beta2 = 0;
   C epsilon = 0;
   bool bias_correction = false;
+  C decay = 0;          // RMSProp's decay_rate
+  double lr_decay = 0;  // Adagrad's
+  C initial = 0;        // Adagrad's initial_accumulator_value
 };
 
 template <Optimizer kOptimizer, typename T>
@@ -50,11 +61,15 @@ __global__ void UpdateKernel(UpdateArgs<T> a) {
   if (a.scale_by_tensor != nullptr) { scale_value *= static_cast<double>(*a.scale_by_tensor); }
   const C scale = static_cast<C>(scale_value);
   double learning_rate = static_cast<double>(*a.learning_rate);
-  if (kOptimizer == Optimizer::kAdam && a.bias_correction) {
+  if (IsAdam(kOptimizer) && a.bias_correction) {
     // lr * sqrt(1 - beta2^t) / (1 - beta1^t) at t = train_step + 1 (train_step
     // -1 when absent).
     const double t = static_cast<double>((a.train_step != nullptr ? *a.train_step : -1) + 1);
     learning_rate *= sqrt(1.0 - pow(a.beta2, t)) / (1.0 - pow(a.beta1, t));
+  }
+  if (kOptimizer == Optimizer::kAdagrad) {
+    const double step = static_cast<double>(a.train_step != nullptr ? *a.train_step : -1);
+    learning_rate /= 1.0 + step * a.lr_decay;
   }
   const C lr = static_cast<C>(learning_rate);
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -68,7 +83,25 @@ __global__ void UpdateKernel(UpdateArgs<T> a) {
       const C momentum = a.beta * Convert<C>(a.state0[i]) - lr * g;
       a.state0[i] = Convert<T>(momentum);
       a.model[i] = Convert<T>(w + momentum - lr * a.weight_decay * w);
+    } else if constexpr (IsRmsProp(kOptimizer)) {
+      const C mean_square = a.decay * Convert<C>(a.state0[i]) + (C(1) - a.decay) * g * g;
+      a.state0[i] = Convert<T>(mean_square);
+      C denominator = mean_square;
+      if constexpr (kOptimizer == Optimizer::kCenteredRmsProp) {
+        const C mean_gradient = a.decay * Convert<C>(a.state1[i]) + (C(1) - a.decay) * g;
+        a.state1[i] = Convert<T>(mean_gradient);
+        denominator -= mean_gradient * mean_gradient;
+      }
+      a.model[i] = Convert<T>(w - lr * g / dm::Sqrt(denominator + a.epsilon));
+    } else if constexpr (kOptimizer == Optimizer::kAdagrad) {
+      // The stored sum starts at zero; the initial accumulator value is added where it is read.
+      const C decayed = g + a.weight_decay * w;
+      const C sum = Convert<C>(a.state0[i]) + decayed * decayed;
+      a.state0[i] = Convert<T>(sum);
+      a.model[i] = Convert<T>(w - lr * decayed / (dm::Sqrt(sum + a.initial) + a.epsilon));
     } else {
+      // Adam; LazyAdam leaves elements with a zero gradient, and their moments, untouched.
+      if (kOptimizer == Optimizer::kLazyAdam && (g < C(0) ? -g : g) < C(1e-12)) { continue; }
       const C beta1 = static_cast<C>(a.beta1), beta2 = static_cast<C>(a.beta2);
       const C m = beta1 * Convert<C>(a.state0[i]) + (C(1) - beta1) * g;
       const C v = beta2 * Convert<C>(a.state1[i]) + (C(1) - beta2) * g * g;
@@ -91,11 +124,21 @@ class UpdateGpuKernel final : public Kernel {
     if constexpr (kOptimizer == Optimizer::kMomentum) {
       args_.beta = static_cast<C>(ctx.Attr<double>("beta"));
     }
-    if constexpr (kOptimizer == Optimizer::kAdam) {
+    if constexpr (IsAdam(kOptimizer)) {
       args_.beta1 = ctx.Attr<double>("beta1");
       args_.beta2 = ctx.Attr<double>("beta2");
+      args_.bias_correction =
+          kOptimizer == Optimizer::kLazyAdam || ctx.Attr<bool>("do_bias_correction");
+    }
+    if constexpr (kOptimizer != Optimizer::kSgd && kOptimizer != Optimizer::kMomentum) {
       args_.epsilon = static_cast<C>(ctx.Attr<double>("epsilon"));
-      args_.bias_correction = ctx.Attr<bool>("do_bias_correction");
+    }
+    if constexpr (IsRmsProp(kOptimizer)) {
+      args_.decay = static_cast<C>(ctx.Attr<double>("decay_rate"));
+    }
+    if constexpr (kOptimizer == Optimizer::kAdagrad) {
+      args_.lr_decay = ctx.Attr<double>("lr_decay");
+      args_.initial = static_cast<C>(ctx.Attr<double>("initial_accumulator_value"));
     }
   }
 
@@ -114,9 +157,18 @@ class UpdateGpuKernel final : public Kernel {
     if constexpr (kOptimizer == Optimizer::kMomentum) {
       a.state0 = ctx.MutableInput("momentum").mut_data<T>();
     }
-    if constexpr (kOptimizer == Optimizer::kAdam) {
+    if constexpr (IsAdam(kOptimizer)) {
       a.state0 = ctx.MutableInput("m").mut_data<T>();
       a.state1 = ctx.MutableInput("v").mut_data<T>();
+    }
+    if constexpr (IsRmsProp(kOptimizer)) {
+      a.state0 = ctx.MutableInput("mean_square").mut_data<T>();
+    }
+    if constexpr (kOptimizer == Optimizer::kCenteredRmsProp) {
+      a.state1 = ctx.MutableInput("mean_gradient").mut_data<T>();
+    }
+    if constexpr (kOptimizer == Optimizer::kAdagrad) {
+      a.state0 = ctx.MutableInput("sum").mut_data<T>();
     }
     UpdateKernel<kOptimizer, T>
         <<<BlockCount(a.n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(a);
@@ -133,12 +185,24 @@ template <typename T>
 using MomentumUpdateKernel = UpdateGpuKernel<Optimizer::kMomentum, T>;
 template <typename T>
 using AdamUpdateKernel = UpdateGpuKernel<Optimizer::kAdam, T>;
+template <typename T>
+using LazyAdamUpdateKernel = UpdateGpuKernel<Optimizer::kLazyAdam, T>;
+template <typename T>
+using RmsPropUpdateKernel = UpdateGpuKernel<Optimizer::kRmsProp, T>;
+template <typename T>
+using CenteredRmsPropUpdateKernel = UpdateGpuKernel<Optimizer::kCenteredRmsProp, T>;
+template <typename T>
+using AdagradUpdateKernel = UpdateGpuKernel<Optimizer::kAdagrad, T>;
 
 }  // namespace
 
 OF_REGISTER_GPU_FLOATING_KERNELS("sgd_update", SgdUpdateKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("momentum_update", MomentumUpdateKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("adam_update", AdamUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("lazy_adam_update", LazyAdamUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("rmsprop_update", RmsPropUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("centered_rmsprop_update", CenteredRmsPropUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("adagrad_update", AdagradUpdateKernel);
 
 }  // namespace cuda
 }  // namespace oneflow

@@ -1,5 +1,5 @@
 // GPU reductions: reduce_sum, reduce_sum_like, reduce_max, reduce_min,
-// reduce_prod, reduce_any, reduce_all (same axes, dtypes and NaN rules as
+// reduce_prod, reduce_any, reduce_all, and reduce_prod_grad (same axes, dtypes and NaN rules as
 // cpu/reduce_loops.h; float16 added). One plan for any set of axes: size-1 axes
 // dropped, neighbours of the same kind (kept / reduced) merged.
 // - [outer kept O][reduced R][inner kept I] with I > 1: one thread per output
@@ -26,6 +26,7 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
 #include "oneflow/kernels/cuda/block_reduce.cuh"
+#include "oneflow/kernels/cuda/broadcast.cuh"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 
 namespace oneflow {
@@ -114,12 +115,28 @@ struct AllReducer {
   __device__ static Acc Combine(Acc a, Acc b) { return a & b; }
 };
 
+// reduce_prod_grad's statistics of a group: the product of its nonzero elements (in double, as
+// the CPU) and the number of zeros.
+struct ProductAndZeros {
+  double product;
+  int64_t zeros;
+};
+template <typename T>
+struct NonzeroProductReducer {
+  using Acc = ProductAndZeros;
+  using Out = ProductAndZeros;
+  __device__ static Acc Identity() { return {1.0, 0}; }
+  __device__ static Acc Combine(Acc a, Acc b) { return {a.product * b.product, a.zeros + b.zeros}; }
+};
 // An element as the reducer's accumulator (a truth value for any / all).
 template <typename Reducer, typename T>
 __device__ __forceinline__ typename Reducer::Acc Load(T x) {
   using Acc = typename Reducer::Acc;
   if constexpr (std::is_same_v<Reducer, AnyReducer<T>> || std::is_same_v<Reducer, AllReducer<T>>) {
     return static_cast<Acc>(Convert<float>(x) != 0.0f);
+  } else if constexpr (std::is_same_v<Reducer, NonzeroProductReducer<T>>) {
+    const double value = Convert<double>(x);
+    return value == 0.0 ? Acc{1.0, 1} : Acc{value, 0};
   } else {
     return Convert<Acc>(x);
   }
@@ -296,8 +313,70 @@ using ReduceAnyKernel = ReduceGpuKernel<AnyReducer, T>;
 template <typename T>
 using ReduceAllKernel = ReduceGpuKernel<AllReducer, T>;
 
+// dx = dy * (product of the group's other elements): product / x without zeros in the group,
+// the product of the nonzeros at the group's only zero, 0 otherwise (as the CPU). The groups'
+// statistics are a reduction into the workspace; the kept-shape offset of each x element comes
+// from a broadcast plan of the kept shape to x.
+template <typename T>
+__global__ void ReduceProdGradKernel(int64_t n, BroadcastIndex index, const T* x,
+                                     const ProductAndZeros* groups, const T* dy, T* dx) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    int64_t rest = i;
+    int64_t out = 0;
+    for (int d = index.num_dims - 1; d >= 0; --d) {
+      out += (rest % index.out_dims[d]) * index.y_strides[d];
+      rest /= index.out_dims[d];
+    }
+    const double value = static_cast<double>(x[i]);
+    const ProductAndZeros group = groups[out];
+    double others = 0.0;
+    if (group.zeros == 0) {
+      others = group.product / value;
+    } else if (group.zeros == 1 && value == 0.0) {
+      others = group.product;
+    }
+    dx[i] = static_cast<T>(others * static_cast<double>(dy[out]));
+  }
+}
+
+template <typename T>
+class ReduceProdGradGpuKernel final : public Kernel {
+ public:
+  explicit ReduceProdGradGpuKernel(const KernelInitContext& ctx) {
+    const Shape& x = ctx.Desc("x").shape;
+    const std::vector<int64_t> axes =
+        NormalizeReduceAxes("reduce_prod_grad", Int64ListAttr(ctx.conf(), "axis"), x.num_axes());
+    const Shape kept = ReduceShape(x, axes, true);
+    group_count_ = kept.elem_count();
+    plan_ = ReducePlan(x, axes);
+    broadcast_ = BroadcastBinaryPlan(x, x, kept);
+  }
+  void Forward(KernelContext& ctx) override {
+    const int64_t n = broadcast_.out_count();
+    if (n == 0) { return; }
+    cudaStream_t stream = ctx.cuda_device().cuda_stream();
+    auto* groups = static_cast<ProductAndZeros*>(
+        ctx.cuda_device().Workspace(group_count_ * sizeof(ProductAndZeros)));
+    const T* x = ctx.Input("x").data<T>();
+    plan_.Run<NonzeroProductReducer<T>>(stream, x, groups);
+    ReduceProdGradKernel<T><<<BlockCount(n), kBlockSize, 0, stream>>>(
+        n, broadcast_.index(), x, groups, ctx.Input("dy").data<T>(),
+        ctx.Output("dx").mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  int64_t group_count_ = 0;
+  ReducePlan plan_;
+  BroadcastBinaryPlan broadcast_;
+};
+
 }  // namespace
 
+REGISTER_KERNEL("reduce_prod_grad", "gpu", kFloat, ReduceProdGradGpuKernel<float>);
+REGISTER_KERNEL("reduce_prod_grad", "gpu", kDouble, ReduceProdGradGpuKernel<double>);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum", ReduceSumKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum_like", ReduceSumLikeGpuKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_max", ReduceMaxKernel);

@@ -1,9 +1,9 @@
-// GPU softmax, log_softmax, their gradients (any axis) and
-// sparse_softmax_cross_entropy with its gradient, as the CPU kernels
-// (cpu/softmax.cpp, cpu/sparse_softmax_cross_entropy.cpp). The blob is seen as
-// (outer, classes, inner); each (outer, inner) position is one row of `classes`
-// elements, `inner` apart, reduced by one thread block (block_reduce.cuh).
-// Float16 computes in float, float in float, double in double.
+// GPU softmax, log_softmax, their gradients (any axis),
+// sparse_softmax_cross_entropy and softmax_cross_entropy with their gradients, as the CPU
+// kernels (cpu/softmax.cpp, cpu/sparse_softmax_cross_entropy.cpp, cpu/losses.cpp). The blob is seen
+// as (outer, classes, inner); each (outer, inner) position is one row of `classes` elements,
+// `inner` apart, reduced by one thread block (block_reduce.cuh). Float16 computes in float, float
+// in float, double in double.
 //
 // A label outside [0, classes) cannot raise an error from the device without a
 // synchronization: the GPU writes NaN as that row's loss (and leaves the label
@@ -243,6 +243,92 @@ class SparseSoftmaxCrossEntropyGradGpuKernel final : public Kernel {
   int64_t rows_, classes_;
 };
 
+// prob = softmax(prediction row); out = logsumexp(row) sum(label) - sum(label prediction), as
+// the CPU (exact when a prob underflows).
+template <typename T>
+__global__ void SoftmaxCrossEntropyKernel(int64_t rows, int64_t classes, const T* prediction,
+                                          const T* label, T* prob, T* out) {
+  using C = ComputeType<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* x = prediction + row * classes;
+    const T* l = label + row * classes;
+    T* p = prob + row * classes;
+    C max_value, sum;
+    RowMaxAndSum(x, classes, int64_t{1}, &max_value, &sum);
+    C label_sum = 0, dot = 0;
+    for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
+      p[c] = Convert<T>(dm::Exp(Convert<C>(x[c]) - max_value) / sum);
+      label_sum += Convert<C>(l[c]);
+      dot += Convert<C>(l[c]) * Convert<C>(x[c]);
+    }
+    label_sum = BlockReduce(label_sum, SumOp<C>());
+    dot = BlockReduce(dot, SumOp<C>());
+    if (threadIdx.x == 0) { out[row] = Convert<T>((max_value + dm::Log(sum)) * label_sum - dot); }
+  }
+}
+
+// prediction_diff = (prob sum(label) - label) dy[row].
+template <typename T>
+__global__ void SoftmaxCrossEntropyGradKernel(int64_t rows, int64_t classes, const T* prob,
+                                              const T* label, const T* dy, T* diff) {
+  using C = ComputeType<T>;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const int64_t offset = row * classes;
+    C label_sum = 0;
+    for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
+      label_sum += Convert<C>(label[offset + c]);
+    }
+    label_sum = BlockReduce(label_sum, SumOp<C>());
+    const C scale = Convert<C>(dy[row]);
+    for (int64_t c = threadIdx.x; c < classes; c += blockDim.x) {
+      diff[offset + c] = Convert<T>(
+          (Convert<C>(prob[offset + c]) * label_sum - Convert<C>(label[offset + c])) * scale);
+    }
+  }
+}
+
+template <typename T>
+class SoftmaxCrossEntropyGpuKernel final : public Kernel {
+ public:
+  explicit SoftmaxCrossEntropyGpuKernel(const KernelInitContext& ctx) {
+    const Shape& shape = ctx.Desc("prediction").shape;
+    classes_ = shape.At(shape.num_axes() - 1);
+    rows_ = classes_ == 0 ? 0 : shape.elem_count() / classes_;
+  }
+  void Forward(KernelContext& ctx) override {
+    if (rows_ == 0) { return; }
+    SoftmaxCrossEntropyKernel<T>
+        <<<RowBlocks(rows_), RowBlockSize(classes_), 0, ctx.cuda_device().cuda_stream()>>>(
+            rows_, classes_, ctx.Input("prediction").data<T>(), ctx.Input("label").data<T>(),
+            ctx.Output("prob").mut_data<T>(), ctx.Output("out").mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  int64_t rows_, classes_;
+};
+
+template <typename T>
+class SoftmaxCrossEntropyGradGpuKernel final : public Kernel {
+ public:
+  explicit SoftmaxCrossEntropyGradGpuKernel(const KernelInitContext& ctx) {
+    const Shape& shape = ctx.Desc("prob").shape;
+    classes_ = shape.At(shape.num_axes() - 1);
+    rows_ = classes_ == 0 ? 0 : shape.elem_count() / classes_;
+  }
+  void Forward(KernelContext& ctx) override {
+    if (rows_ == 0) { return; }
+    SoftmaxCrossEntropyGradKernel<T>
+        <<<RowBlocks(rows_), RowBlockSize(classes_), 0, ctx.cuda_device().cuda_stream()>>>(
+            rows_, classes_, ctx.Input("prob").data<T>(), ctx.Input("label").data<T>(),
+            ctx.Input("dy").data<T>(), ctx.Output("prediction_diff").mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  int64_t rows_, classes_;
+};
+
 template <typename T>
 using PlainSoftmaxKernel = SoftmaxGpuKernel<T, false>;
 template <typename T>
@@ -262,6 +348,8 @@ OF_REGISTER_GPU_FLOATING_KERNELS("sparse_softmax_cross_entropy",
                                  SparseSoftmaxCrossEntropyGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("sparse_softmax_cross_entropy_grad",
                                  SparseSoftmaxCrossEntropyGradGpuKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("softmax_cross_entropy", SoftmaxCrossEntropyGpuKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("softmax_cross_entropy_grad", SoftmaxCrossEntropyGradGpuKernel);
 
 }  // namespace cuda
 }  // namespace oneflow
