@@ -29,7 +29,7 @@ class CollectiveSequencer {
   int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
 
  private:
-  std::map<int64_t, std::vector<int64_t>> order_;  // job -> its collective ids, sorted
+  std::map<int64_t, std::vector<int64_t>> order_;          // job -> its collective ids, sorted
   std::map<int64_t, std::map<int64_t, size_t>> position_;  // job -> id -> index in order
   std::map<std::tuple<int64_t, int64_t, size_t>, Release> waiting_;  // (job, piece, index)
   bool in_round_ = false;  // releasing one iteration's collectives

@@ -116,7 +116,8 @@ class TaskGraphBuilder {
     while (changed) {
       changed = false;
       for (const OperatorConf& op : job_.op()) {
-        for (const std::string& argument : OpRegistry::Instance().Get(op.op_type()).mutable_inputs) {
+        for (const std::string& argument :
+             OpRegistry::Instance().Get(op.op_type()).mutable_inputs) {
           auto it = op.input().find(argument);
           if (it == op.input().end()) { continue; }
           for (const std::string& lbn : it->second.value()) {

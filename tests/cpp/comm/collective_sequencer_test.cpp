@@ -75,7 +75,7 @@ TEST(CollectiveSequencer, JobsFollowEachOther) {
 // Two devices sharing collectives: whatever order their inputs become ready in, both release
 // the shared ones in the same relative order (so NCCL peers always meet).
 TEST(CollectiveSequencer, DevicesAgreeOnTheOrderOfSharedCollectives) {
-  const std::vector<int64_t> first_device = {0, 1, 2, 4, 6};  // ids on device 0
+  const std::vector<int64_t> first_device = {0, 1, 2, 4, 6};   // ids on device 0
   const std::vector<int64_t> second_device = {1, 3, 4, 5, 6};  // ids on device 1; 1, 4, 6 shared
   std::mt19937 rng(7);
   for (int trial = 0; trial < 50; ++trial) {

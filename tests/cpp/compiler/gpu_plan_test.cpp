@@ -345,9 +345,9 @@ namespace oneflow {
 namespace {
 
 // A variable on a GPU and an op (added by `add_updater`) that updates it in place.
-TaskGraphProto UpdatedVariable(const Shape& shape, DataType dtype,
-                               const std::function<void(JobBuildContext&, const std::string&)>&
-                                   add_updater) {
+TaskGraphProto UpdatedVariable(
+    const Shape& shape, DataType dtype,
+    const std::function<void(JobBuildContext&, const std::string&)>& add_updater) {
   EnsureGpuKernel("variable", dtype);
   JobBuildContext job(test::MakeJobConf("update", false), Gpus(1));
   OperatorConf conf = OpConfBuilder("variable", "v")
@@ -366,13 +366,13 @@ TEST(GpuInPlaceUpdates, AVariableStaysOnTheHostWhenItsUpdaterHasNoGpuKernel) {
   if (KernelRegistry::Instance().Has("increment_counter", "gpu", kInt64)) {
     GTEST_SKIP() << "increment_counter has a GPU kernel in this build";
   }
-  const TaskGraphProto graph = UpdatedVariable(Shape({1}), kInt64, [](JobBuildContext& job,
-                                                                     const std::string& v) {
-    job.AddOp(OpConfBuilder("increment_counter", "counter")
-                  .Input("counter", v)
-                  .Placement(GpuPlacement("0:0"))
-                  .Build());
-  });
+  const TaskGraphProto graph =
+      UpdatedVariable(Shape({1}), kInt64, [](JobBuildContext& job, const std::string& v) {
+        job.AddOp(OpConfBuilder("increment_counter", "counter")
+                      .Input("counter", v)
+                      .Placement(GpuPlacement("0:0"))
+                      .Build());
+      });
   // Else the counter would increment a copy of the variable, and the variable never change.
   EXPECT_NE(NodeNamed(graph, "v@0").device_tag(), "gpu");
   const TaskNode& counter = NodeNamed(graph, "counter@0");
@@ -383,14 +383,14 @@ TEST(GpuInPlaceUpdates, AVariableStaysOnTheHostWhenItsUpdaterHasNoGpuKernel) {
 
 TEST(GpuInPlaceUpdates, AVariableAndItsGpuUpdaterShareGpuMemory) {
   EnsureGpuKernel("assign", kFloat);
-  const TaskGraphProto graph = UpdatedVariable(Shape({3}), kFloat, [](JobBuildContext& job,
-                                                                    const std::string& v) {
-    job.AddOp(OpConfBuilder("assign", "assign")
-                  .Input("ref", v)
-                  .Input("value", v)
-                  .Placement(GpuPlacement("0:0"))
-                  .Build());
-  });
+  const TaskGraphProto graph =
+      UpdatedVariable(Shape({3}), kFloat, [](JobBuildContext& job, const std::string& v) {
+        job.AddOp(OpConfBuilder("assign", "assign")
+                      .Input("ref", v)
+                      .Input("value", v)
+                      .Placement(GpuPlacement("0:0"))
+                      .Build());
+      });
   EXPECT_EQ(NodeNamed(graph, "v@0").device_tag(), "gpu");
   const TaskNode& assign = NodeNamed(graph, "assign@0");
   EXPECT_EQ(assign.device_tag(), "gpu");
