@@ -9,6 +9,7 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 #include "oneflow/kernels/cuda/math_functors.cuh"
+#include "oneflow/kernels/math_unary_op_list.h"
 
 namespace oneflow {
 namespace cuda {
@@ -89,47 +90,8 @@ namespace mu = math_unary_device;
   REGISTER_KERNEL(op_type, "gpu", kInt32, MathUnaryKernel<mu::Functor, int32_t>); \
   REGISTER_KERNEL(op_type, "gpu", kInt64, MathUnaryKernel<mu::Functor, int64_t>)
 
-OF_REGISTER_MATH_UNARY("abs", Abs);
-OF_REGISTER_MATH_UNARY_INTEGERS("abs", Abs);
-OF_REGISTER_MATH_UNARY("acos", Acos);
-OF_REGISTER_MATH_UNARY("acosh", Acosh);
-OF_REGISTER_MATH_UNARY("asin", Asin);
-OF_REGISTER_MATH_UNARY("asinh", Asinh);
-OF_REGISTER_MATH_UNARY("atan", Atan);
-OF_REGISTER_MATH_UNARY("atanh", Atanh);
-OF_REGISTER_MATH_UNARY_FORWARD("ceil", Ceil);
-OF_REGISTER_MATH_UNARY("cos", Cos);
-OF_REGISTER_MATH_UNARY("cosh", Cosh);
-OF_REGISTER_MATH_UNARY("erf", Erf);
-OF_REGISTER_MATH_UNARY("erfc", Erfc);
-OF_REGISTER_MATH_UNARY("exp", Exp);
-OF_REGISTER_MATH_UNARY("expm1", Expm1);
-OF_REGISTER_MATH_UNARY_FORWARD("floor", Floor);
-OF_REGISTER_MATH_UNARY("lgamma", Lgamma);
-OF_REGISTER_MATH_UNARY("log", Log);
-OF_REGISTER_MATH_UNARY("log1p", Log1p);
-OF_REGISTER_MATH_UNARY("log_sigmoid", LogSigmoid);
-OF_REGISTER_MATH_UNARY("negative", Negative);
-OF_REGISTER_MATH_UNARY_INTEGERS("negative", Negative);
-OF_REGISTER_MATH_UNARY("reciprocal", Reciprocal);
-OF_REGISTER_MATH_UNARY("reciprocal_no_nan", ReciprocalNoNan);
-OF_REGISTER_MATH_UNARY_FORWARD("rint", Rint);
-OF_REGISTER_MATH_UNARY_FORWARD("round", Round);
-OF_REGISTER_MATH_UNARY("rsqrt", Rsqrt);
-OF_REGISTER_MATH_UNARY("sigmoid_v2", SigmoidV2);
-OF_REGISTER_MATH_UNARY_FORWARD("sign", Sign);
-OF_REGISTER_MATH_UNARY_INTEGERS("sign", Sign);
-OF_REGISTER_MATH_UNARY("sin", Sin);
-OF_REGISTER_MATH_UNARY("sinh", Sinh);
-OF_REGISTER_MATH_UNARY("softplus", Softplus);
-OF_REGISTER_MATH_UNARY("sqrt", Sqrt);
-OF_REGISTER_MATH_UNARY("tan", Tan);
-OF_REGISTER_MATH_UNARY("gelu", Gelu);
-OF_REGISTER_MATH_UNARY("hardsigmoid", HardSigmoid);
-OF_REGISTER_MATH_UNARY("hardswish", HardSwish);
-OF_REGISTER_MATH_UNARY("hardtanh", HardTanh);
-OF_REGISTER_MATH_UNARY("leaky_relu", LeakyRelu);
-OF_REGISTER_MATH_UNARY("elu", Elu);
+OF_FOR_EACH_MATH_UNARY_OP(OF_REGISTER_MATH_UNARY, OF_REGISTER_MATH_UNARY_FORWARD,
+                          OF_REGISTER_MATH_UNARY_INTEGERS);
 
 #define OF_REGISTER_LOGICAL_NOT(data_type, T) \
   REGISTER_KERNEL("logical_not", "gpu", data_type, MathUnaryKernel<mu::LogicalNot, T, int8_t>)
