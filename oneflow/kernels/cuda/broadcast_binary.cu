@@ -10,6 +10,7 @@
 
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/broadcast_binary_op_list.h"
 #include "oneflow/kernels/cuda/broadcast.cuh"
 #include "oneflow/kernels/cuda/math_functors.cuh"
 
@@ -123,26 +124,9 @@ class BroadcastBinaryGpuKernel final : public Kernel {
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t, int8_t); \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t, int8_t)
 
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_add", AddFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_sub", SubFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_mul", MulFunctor);
-OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_div", DivFunctor);
-OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_pow", PowFunctor);
-OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_atan2", Atan2Functor);
-OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_xdivy", XdivyFunctor);
-OF_REGISTER_BROADCAST_FLOATING_KERNELS("broadcast_xlogy", XlogyFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_maximum", MaximumFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_minimum", MinimumFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_floor_mod", FloorModFunctor);
-OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES("broadcast_floordiv", FloorDivFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_equal", EqualFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_not_equal", NotEqualFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_greater", GreaterFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_greater_equal", GreaterEqualFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_less", LessFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_less_equal", LessEqualFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_logical_and", LogicalAndFunctor);
-OF_REGISTER_BROADCAST_COMPARE_KERNELS("broadcast_logical_or", LogicalOrFunctor);
+OF_FOR_EACH_BROADCAST_BINARY_OP(OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES,
+                                OF_REGISTER_BROADCAST_FLOATING_KERNELS,
+                                OF_REGISTER_BROADCAST_COMPARE_KERNELS);
 
 }  // namespace cuda
 }  // namespace oneflow
