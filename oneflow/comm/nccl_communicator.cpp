@@ -87,6 +87,17 @@ NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id, DataPla
   // Every machine walks the rank sets in the same (sorted) order, so the blocking
   // initialisations meet.
   for (const RankSet& ranks : rank_sets) { Connect(ranks, machine_id, plane, key); }
+  for (const TaskProto& task : plan.task()) {
+    if (!IsGpuCollective(task, machine_id)) { continue; }
+    const CollectiveTaskProto& collective = task.collective();
+    const RankSet ranks = RanksOf(collective);
+    const BlobDesc logical = BlobDesc::FromProto(collective.logical_blob_desc());
+    Launch& launch = launches_[{collective.collective_id(), collective.rank()}];
+    launch.comm = comms_.at({ranks, collective.rank()});
+    launch.data_type = NcclDataType(logical.data_type);
+    launch.total = static_cast<size_t>(logical.shape.elem_count());
+    launch.part = launch.total / ranks.size();
+  }
 }
 
 void NcclCommunicator::Connect(const RankSet& ranks, int64_t machine_id, DataPlane* plane,
@@ -164,12 +175,11 @@ void NcclCommunicator::Enqueue(const CollectiveCall& call, const Done& done) {
   OF_CHECK(device != nullptr) << "GPU collective " << task.collective_id()
                               << " was submitted from a thread that is not a GPU's";
   try {
-    const RankSet ranks = RanksOf(task);
-    auto comm = static_cast<ncclComm_t>(comms_.at({ranks, task.rank()}));
-    const BlobDesc logical = BlobDesc::FromProto(task.logical_blob_desc());
-    const ncclDataType_t data_type = NcclDataType(logical.data_type);
-    const size_t total = static_cast<size_t>(logical.shape.elem_count());
-    const size_t part = total / ranks.size();
+    const Launch& launch = launches_.at({task.collective_id(), task.rank()});
+    auto comm = static_cast<ncclComm_t>(launch.comm);
+    const auto data_type = static_cast<ncclDataType_t>(launch.data_type);
+    const size_t total = launch.total;
+    const size_t part = launch.part;
     cudaStream_t stream = device->cuda_stream();
     switch (task.kind()) {
       case kAllReduce:

@@ -52,6 +52,14 @@ class NcclCommunicator final : public Communicator {
 
   // (rank set, rank) -> communicator (an ncclComm_t) of the ranks on this machine.
   std::map<std::pair<RankSet, int64_t>, void*> comms_;
+  // What each (collective id, rank) of this machine launches, worked out when the runtime starts.
+  struct Launch {
+    void* comm = nullptr;  // ncclComm_t
+    int data_type = 0;     // ncclDataType_t
+    size_t total = 0;      // elements of the whole blob
+    size_t part = 0;       // elements of one rank's part (reduce-scatter, all-gather)
+  };
+  std::map<std::pair<int64_t, int64_t>, Launch> launches_;
 };
 
 }  // namespace oneflow
