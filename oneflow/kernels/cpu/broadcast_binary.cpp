@@ -9,79 +9,16 @@
 #include <type_traits>
 
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/broadcast_binary_formulas.h"
 #include "oneflow/kernels/broadcast_binary_op_list.h"
 #include "oneflow/kernels/cpu/broadcast_plan.h"
 #include "oneflow/kernels/cpu/elementwise_loops.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
+#include "oneflow/kernels/host_math.h"
 
 namespace oneflow {
 
 namespace {
-
-#define OF_BINARY_FUNCTOR(Name, expression) \
-  struct Name {                            \
-    template <typename T>                  \
-    static auto Apply(T x, T y) {          \
-      return expression;                   \
-    }                                      \
-  };
-
-// clang-format off
-OF_BINARY_FUNCTOR(AddFunctor, x + y)
-OF_BINARY_FUNCTOR(SubFunctor, x - y)
-OF_BINARY_FUNCTOR(MulFunctor, x * y)
-OF_BINARY_FUNCTOR(DivFunctor, x / y)
-OF_BINARY_FUNCTOR(PowFunctor, T(std::pow(x, y)))
-OF_BINARY_FUNCTOR(Atan2Functor, T(std::atan2(x, y)))
-// 0 where x == 0 (even where y == 0 or log(y) is infinite), as OneFlow 0.3 and TensorFlow.
-OF_BINARY_FUNCTOR(XdivyFunctor, x == T(0) ? T(0) : x / y)
-OF_BINARY_FUNCTOR(XlogyFunctor, x == T(0) ? T(0) : T(x * std::log(y)))
-// NaN in either input gives NaN, as numpy.maximum / minimum.
-OF_BINARY_FUNCTOR(MaximumFunctor, (x > y || x != x) ? x : y)
-OF_BINARY_FUNCTOR(MinimumFunctor, (x < y || x != x) ? x : y)
-OF_BINARY_FUNCTOR(EqualFunctor, int8_t(x == y))
-OF_BINARY_FUNCTOR(NotEqualFunctor, int8_t(x != y))
-OF_BINARY_FUNCTOR(GreaterFunctor, int8_t(x > y))
-OF_BINARY_FUNCTOR(GreaterEqualFunctor, int8_t(x >= y))
-OF_BINARY_FUNCTOR(LessFunctor, int8_t(x < y))
-OF_BINARY_FUNCTOR(LessEqualFunctor, int8_t(x <= y))
-OF_BINARY_FUNCTOR(LogicalAndFunctor, int8_t(x != T(0) && y != T(0)))
-OF_BINARY_FUNCTOR(LogicalOrFunctor, int8_t(x != T(0) || y != T(0)))
-// clang-format on
-#undef OF_BINARY_FUNCTOR
-
-// Python's floor division and modulo: the remainder takes the divisor's sign. Integer division
-// by zero gives 0 (as numpy, without its warning) instead of trapping.
-struct FloorModFunctor {
-  template <typename T>
-  static T Apply(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T remainder = std::fmod(x, y);
-      return remainder != T(0) && ((remainder < T(0)) != (y < T(0))) ? remainder + y : remainder;
-    } else {
-      const T safe_y = y == T(0) ? T(1) : y;
-      const T remainder = x % safe_y;
-      const T adjusted =
-          remainder != T(0) && ((remainder < T(0)) != (safe_y < T(0))) ? remainder + safe_y
-                                                                         : remainder;
-      return y == T(0) ? T(0) : adjusted;
-    }
-  }
-};
-struct FloorDivFunctor {
-  template <typename T>
-  static T Apply(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::floor(x / y);
-    } else {
-      const T safe_y = y == T(0) ? T(1) : y;
-      const T quotient = x / safe_y;
-      const T adjusted = (x % safe_y != T(0) && ((x < T(0)) != (safe_y < T(0)))) ? quotient - T(1)
-                                                                                   : quotient;
-      return y == T(0) ? T(0) : adjusted;
-    }
-  }
-};
 
 // Out: z's element type (T, or int8 for comparisons and logical ops).
 template <typename Functor, typename T, typename Out = T>
@@ -122,7 +59,8 @@ class BroadcastBinaryKernel final : public Kernel {
 };
 
 #define OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, data_type, T, Out) \
-  REGISTER_KERNEL(op_type, "cpu", data_type, BroadcastBinaryKernel<Functor, T, Out>)
+  REGISTER_KERNEL(op_type, "cpu", data_type,                              \
+                  BroadcastBinaryKernel<broadcast_binary::Functor<HostMath>, T, Out>)
 
 #define OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor)         \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float, float); \

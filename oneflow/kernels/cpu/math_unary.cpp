@@ -1,6 +1,6 @@
 // CPU kernels of the unary math family (oneflow/ops/math_unary.cpp): one forward and one
-// gradient kernel template over the functors of math_unary_functors.h, run per chunk of
-// ParallelForElements through the ISA-dispatched loops of elementwise_loops.h.
+// gradient kernel template over the formulas of math_unary_formulas.h with HostMath, run per chunk
+// of ParallelForElements through the ISA-dispatched loops of elementwise_loops.h.
 
 #include <string>
 #include <vector>
@@ -8,7 +8,8 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/elementwise_loops.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
-#include "oneflow/kernels/math_unary_functors.h"
+#include "oneflow/kernels/host_math.h"
+#include "oneflow/kernels/math_unary_formulas.h"
 #include "oneflow/kernels/math_unary_op_list.h"
 
 namespace oneflow {
@@ -70,28 +71,32 @@ class MathUnaryGradKernel final : public Kernel {
 }  // namespace
 
 // Forward and gradient kernels for float and double.
-#define OF_REGISTER_MATH_UNARY(op_type, Functor)                                            \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, MathUnaryKernel<math_unary::Functor, float>);    \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, MathUnaryKernel<math_unary::Functor, double>);  \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat,                                           \
-                  MathUnaryGradKernel<math_unary::Functor, float>);                         \
-  REGISTER_KERNEL(op_type "_grad", "cpu", kDouble, MathUnaryGradKernel<math_unary::Functor, double>)
+#define OF_REGISTER_MATH_UNARY(op_type, Functor)                                                  \
+  REGISTER_KERNEL(op_type, "cpu", kFloat, MathUnaryKernel<math_unary::Functor<HostMath>, float>); \
+  REGISTER_KERNEL(op_type, "cpu", kDouble,                                                        \
+                  MathUnaryKernel<math_unary::Functor<HostMath>, double>);                        \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kFloat,                                                 \
+                  MathUnaryGradKernel<math_unary::Functor<HostMath>, float>);                     \
+  REGISTER_KERNEL(op_type "_grad", "cpu", kDouble,                                                \
+                  MathUnaryGradKernel<math_unary::Functor<HostMath>, double>)
 
 // Forward kernels only: zero-gradient ops, whose gradient is a constant_like.
-#define OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor)                                   \
-  REGISTER_KERNEL(op_type, "cpu", kFloat, MathUnaryKernel<math_unary::Functor, float>); \
-  REGISTER_KERNEL(op_type, "cpu", kDouble, MathUnaryKernel<math_unary::Functor, double>)
+#define OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor)                                          \
+  REGISTER_KERNEL(op_type, "cpu", kFloat, MathUnaryKernel<math_unary::Functor<HostMath>, float>); \
+  REGISTER_KERNEL(op_type, "cpu", kDouble, MathUnaryKernel<math_unary::Functor<HostMath>, double>)
 
 // Integer forward kernels of the ops that accept int32 and int64.
-#define OF_REGISTER_MATH_UNARY_INTEGERS(op_type, Functor)                                   \
-  REGISTER_KERNEL(op_type, "cpu", kInt32, MathUnaryKernel<math_unary::Functor, int32_t>); \
-  REGISTER_KERNEL(op_type, "cpu", kInt64, MathUnaryKernel<math_unary::Functor, int64_t>)
+#define OF_REGISTER_MATH_UNARY_INTEGERS(op_type, Functor)                   \
+  REGISTER_KERNEL(op_type, "cpu", kInt32,                                   \
+                  MathUnaryKernel<math_unary::Functor<HostMath>, int32_t>); \
+  REGISTER_KERNEL(op_type, "cpu", kInt64, MathUnaryKernel<math_unary::Functor<HostMath>, int64_t>)
 
 OF_FOR_EACH_MATH_UNARY_OP(OF_REGISTER_MATH_UNARY, OF_REGISTER_MATH_UNARY_FORWARD,
                           OF_REGISTER_MATH_UNARY_INTEGERS);
 
-#define OF_REGISTER_LOGICAL_NOT(data_type, T) \
-  REGISTER_KERNEL("logical_not", "cpu", data_type, MathUnaryKernel<math_unary::LogicalNot, T, int8_t>)
+#define OF_REGISTER_LOGICAL_NOT(data_type, T)      \
+  REGISTER_KERNEL("logical_not", "cpu", data_type, \
+                  MathUnaryKernel<math_unary::LogicalNot<HostMath>, T, int8_t>)
 OF_REGISTER_LOGICAL_NOT(kFloat, float);
 OF_REGISTER_LOGICAL_NOT(kDouble, double);
 OF_REGISTER_LOGICAL_NOT(kInt8, int8_t);

@@ -1,7 +1,7 @@
 // GPU kernels of the broadcast binary family
 // (oneflow/ops/broadcast_binary.cpp): one functor per op over the broadcast
-// launcher of broadcast.cuh. Same formulas, edge cases and dtypes as the CPU
-// kernels (cpu/broadcast_binary.cpp), plus float16 for the floating ones
+// launcher of broadcast.cuh. The formulas are those of the CPU kernels
+// (broadcast_binary_formulas.h), with the same dtypes, plus float16 for the floating ones
 // (computed in float). Comparisons and logical ops write int8.
 
 #include <cuda_fp16.h>
@@ -10,6 +10,7 @@
 
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/broadcast_binary_formulas.h"
 #include "oneflow/kernels/broadcast_binary_op_list.h"
 #include "oneflow/kernels/cuda/broadcast.cuh"
 #include "oneflow/kernels/cuda/math_functors.cuh"
@@ -19,68 +20,12 @@ namespace cuda {
 
 namespace {
 
-namespace dm = device_math;
-
-#define OF_BINARY_FUNCTOR(Name, expression)                      \
-  struct Name {                                                  \
-    template <typename T>                                        \
-    __device__ __forceinline__ auto operator()(T x, T y) const { \
-      return expression;                                         \
-    }                                                            \
-  };
-
-// clang-format off
-OF_BINARY_FUNCTOR(AddFunctor, T(x + y))
-OF_BINARY_FUNCTOR(SubFunctor, T(x - y))
-OF_BINARY_FUNCTOR(MulFunctor, T(x * y))
-OF_BINARY_FUNCTOR(DivFunctor, T(x / y))
-OF_BINARY_FUNCTOR(PowFunctor, T(dm::Pow(x, y)))
-OF_BINARY_FUNCTOR(Atan2Functor, T(dm::Atan2(x, y)))
-OF_BINARY_FUNCTOR(XdivyFunctor, x == T(0) ? T(0) : T(x / y))
-OF_BINARY_FUNCTOR(XlogyFunctor, x == T(0) ? T(0) : T(x * dm::Log(y)))
-OF_BINARY_FUNCTOR(MaximumFunctor, (x > y || x != x) ? x : y)
-OF_BINARY_FUNCTOR(MinimumFunctor, (x < y || x != x) ? x : y)
-OF_BINARY_FUNCTOR(EqualFunctor, int8_t(x == y))
-OF_BINARY_FUNCTOR(NotEqualFunctor, int8_t(x != y))
-OF_BINARY_FUNCTOR(GreaterFunctor, int8_t(x > y))
-OF_BINARY_FUNCTOR(GreaterEqualFunctor, int8_t(x >= y))
-OF_BINARY_FUNCTOR(LessFunctor, int8_t(x < y))
-OF_BINARY_FUNCTOR(LessEqualFunctor, int8_t(x <= y))
-OF_BINARY_FUNCTOR(LogicalAndFunctor, int8_t(x != T(0) && y != T(0)))
-OF_BINARY_FUNCTOR(LogicalOrFunctor, int8_t(x != T(0) || y != T(0)))
-// clang-format on
-#undef OF_BINARY_FUNCTOR
-
-// Python's floor division and modulo; integer division by zero gives 0
-// (cpu/broadcast_binary.cpp).
-struct FloorModFunctor {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T remainder = dm::Fmod(x, y);
-      return remainder != T(0) && ((remainder < T(0)) != (y < T(0))) ? remainder + y : remainder;
-    } else {
-      const T safe_y = y == T(0) ? T(1) : y;
-      const T remainder = x % safe_y;
-      const T adjusted = remainder != T(0) && ((remainder < T(0)) != (safe_y < T(0)))
-                             ? remainder + safe_y
-                             : remainder;
-      return y == T(0) ? T(0) : adjusted;
-    }
-  }
-};
-struct FloorDivFunctor {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      return dm::Floor(x / y);
-    } else {
-      const T safe_y = y == T(0) ? T(1) : y;
-      const T quotient = x / safe_y;
-      const T adjusted =
-          (x % safe_y != T(0) && ((x < T(0)) != (safe_y < T(0)))) ? quotient - T(1) : quotient;
-      return y == T(0) ? T(0) : adjusted;
-    }
+// The launcher's functor object around a formula of broadcast_binary_formulas.h.
+template <typename Formula>
+struct ApplyOp {
+  template <typename C>
+  __device__ __forceinline__ auto operator()(C x, C y) const {
+    return Formula::Apply(x, y);
   }
 };
 
@@ -92,9 +37,9 @@ class BroadcastBinaryGpuKernel final : public Kernel {
       : plan_(ctx.Desc("z").shape, ctx.Desc("x").shape, ctx.Desc("y").shape) {}
 
   void Forward(KernelContext& ctx) override {
-    LaunchBroadcastBinary<ComputeType<T>>(ctx.cuda_device().cuda_stream(), plan_, Functor(),
-                                          ctx.Output("z").mut_data<Out>(), ctx.Input("x").data<T>(),
-                                          ctx.Input("y").data<T>());
+    LaunchBroadcastBinary<ComputeType<T>>(ctx.cuda_device().cuda_stream(), plan_,
+                                          ApplyOp<Functor>(), ctx.Output("z").mut_data<Out>(),
+                                          ctx.Input("x").data<T>(), ctx.Input("y").data<T>());
   }
 
  private:
@@ -104,7 +49,8 @@ class BroadcastBinaryGpuKernel final : public Kernel {
 }  // namespace
 
 #define OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, data_type, T, Out) \
-  REGISTER_KERNEL(op_type, "gpu", data_type, BroadcastBinaryGpuKernel<Functor, T, Out>)
+  REGISTER_KERNEL(op_type, "gpu", data_type,                              \
+                  BroadcastBinaryGpuKernel<broadcast_binary::Functor<DeviceMath>, T, Out>)
 
 #define OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor)           \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float, float);    \

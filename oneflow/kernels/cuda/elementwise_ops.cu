@@ -20,7 +20,7 @@ namespace cuda {
 
 namespace {
 
-namespace dm = device_math;
+using dm = DeviceMath;
 
 cudaStream_t StreamOf(KernelContext& ctx) { return ctx.cuda_device().cuda_stream(); }
 

@@ -15,7 +15,7 @@ namespace cuda {
 
 namespace {
 
-namespace dm = device_math;
+using dm = DeviceMath;
 
 struct SigmoidCrossEntropy {
   template <typename T>

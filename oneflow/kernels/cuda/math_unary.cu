@@ -1,6 +1,6 @@
 // GPU kernels of the unary math family (oneflow/ops/math_unary.cpp): one
-// forward and one gradient kernel template over the device functors of
-// math_functors.cuh, registered for the same ops and dtypes as the CPU kernels
+// forward and one gradient kernel template over the formulas of
+// math_unary_formulas.h with DeviceMath, registered for the same ops and dtypes as the CPU kernels
 // (cpu/math_unary.cpp), plus float16 (computed in float).
 
 #include <cuda_fp16.h>
@@ -16,7 +16,7 @@ namespace cuda {
 
 namespace {
 
-using math_unary_device::Params;
+using math_unary::Params;
 
 template <typename C>
 Params<C> ReadParams(const KernelInitContext& ctx) {
@@ -75,26 +75,31 @@ class MathUnaryGradKernel final : public Kernel {
 
 }  // namespace
 
-namespace mu = math_unary_device;
-
-#define OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor)                          \
-  REGISTER_KERNEL(op_type, "gpu", kFloat, MathUnaryKernel<mu::Functor, float>);   \
-  REGISTER_KERNEL(op_type, "gpu", kDouble, MathUnaryKernel<mu::Functor, double>); \
-  REGISTER_KERNEL(op_type, "gpu", kFloat16, MathUnaryKernel<mu::Functor, half>)
-#define OF_REGISTER_MATH_UNARY(op_type, Functor)                                              \
-  OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor);                                           \
-  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat, MathUnaryGradKernel<mu::Functor, float>);   \
-  REGISTER_KERNEL(op_type "_grad", "gpu", kDouble, MathUnaryGradKernel<mu::Functor, double>); \
-  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat16, MathUnaryGradKernel<mu::Functor, half>)
-#define OF_REGISTER_MATH_UNARY_INTEGERS(op_type, Functor)                         \
-  REGISTER_KERNEL(op_type, "gpu", kInt32, MathUnaryKernel<mu::Functor, int32_t>); \
-  REGISTER_KERNEL(op_type, "gpu", kInt64, MathUnaryKernel<mu::Functor, int64_t>)
+#define OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor)                     \
+  REGISTER_KERNEL(op_type, "gpu", kFloat,                                    \
+                  MathUnaryKernel<math_unary::Functor<DeviceMath>, float>);  \
+  REGISTER_KERNEL(op_type, "gpu", kDouble,                                   \
+                  MathUnaryKernel<math_unary::Functor<DeviceMath>, double>); \
+  REGISTER_KERNEL(op_type, "gpu", kFloat16, MathUnaryKernel<math_unary::Functor<DeviceMath>, half>)
+#define OF_REGISTER_MATH_UNARY(op_type, Functor)                                 \
+  OF_REGISTER_MATH_UNARY_FORWARD(op_type, Functor);                              \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat,                                \
+                  MathUnaryGradKernel<math_unary::Functor<DeviceMath>, float>);  \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kDouble,                               \
+                  MathUnaryGradKernel<math_unary::Functor<DeviceMath>, double>); \
+  REGISTER_KERNEL(op_type "_grad", "gpu", kFloat16,                              \
+                  MathUnaryGradKernel<math_unary::Functor<DeviceMath>, half>)
+#define OF_REGISTER_MATH_UNARY_INTEGERS(op_type, Functor)                     \
+  REGISTER_KERNEL(op_type, "gpu", kInt32,                                     \
+                  MathUnaryKernel<math_unary::Functor<DeviceMath>, int32_t>); \
+  REGISTER_KERNEL(op_type, "gpu", kInt64, MathUnaryKernel<math_unary::Functor<DeviceMath>, int64_t>)
 
 OF_FOR_EACH_MATH_UNARY_OP(OF_REGISTER_MATH_UNARY, OF_REGISTER_MATH_UNARY_FORWARD,
                           OF_REGISTER_MATH_UNARY_INTEGERS);
 
-#define OF_REGISTER_LOGICAL_NOT(data_type, T) \
-  REGISTER_KERNEL("logical_not", "gpu", data_type, MathUnaryKernel<mu::LogicalNot, T, int8_t>)
+#define OF_REGISTER_LOGICAL_NOT(data_type, T)      \
+  REGISTER_KERNEL("logical_not", "gpu", data_type, \
+                  MathUnaryKernel<math_unary::LogicalNot<DeviceMath>, T, int8_t>)
 OF_REGISTER_LOGICAL_NOT(kFloat, float);
 OF_REGISTER_LOGICAL_NOT(kDouble, double);
 OF_REGISTER_LOGICAL_NOT(kFloat16, half);

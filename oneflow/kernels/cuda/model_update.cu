@@ -18,7 +18,7 @@ namespace cuda {
 
 namespace {
 
-namespace dm = device_math;
+using dm = DeviceMath;
 
 enum class Optimizer { kSgd, kMomentum, kAdam, kLazyAdam, kRmsProp, kCenteredRmsProp, kAdagrad };
 

@@ -10,6 +10,7 @@
 // term out of its gradient), where the CPU kernel throws.
 
 #include <cuda_fp16.h>
+#include <math_constants.h>
 
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_device_context.h"
@@ -23,7 +24,7 @@ namespace cuda {
 
 namespace {
 
-namespace dm = device_math;
+using dm = DeviceMath;
 
 struct RowLayout {
   int64_t outer = 1, classes = 1, inner = 1;
