@@ -1,5 +1,6 @@
-// GPU tril, fused_scale_tril, where, clip_by_scalar, clip_by_scalar_grad, prelu and prelu_grad,
-// as the CPU kernels (cpu/tril.cpp, cpu/where.cpp, cpu/one_hot_and_clip.cpp, cpu/prelu.cpp).
+// GPU tril, fused_scale_tril, where, clip_by_scalar, clip_by_scalar_grad, prelu, prelu_grad,
+// range and assign, as the CPU kernels (cpu/tril.cpp, cpu/where.cpp, cpu/one_hot_and_clip.cpp,
+// cpu/prelu.cpp, cpu/range.cpp, cpu/assign.cpp).
 //
 // tril: one thread per element; a device holding part of a split row or column axis offsets its
 // indices by its part's first row / column, as on the CPU. where: one thread per output
@@ -7,10 +8,19 @@
 // neighbours with the same broadcast pattern merged); x and y are moved as bytes. The clips are
 // functors of the elementwise launcher (NaN passes through, as on the CPU); prelu is a functor of
 // the broadcast launcher (alpha broadcast to x), prelu_grad reads alpha through the same plan.
+//
+// range: one thread per element, out[i] = start + (offset + i) * delta with offset the first
+// index of this device's part (split) as on the CPU: integer dtypes in int64 arithmetic (done
+// in uint64 so that it wraps as the CPU's does), floating ones in double with the multiply and
+// the add rounded separately (__dmul_rn, __dadd_rn: never fused into an FMA, which the CPU
+// build does not do either), then converted to the dtype. assign: one device-to-device copy of
+// value over ref on the stream (none when they share memory or are empty).
 
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "oneflow/common/error.h"
@@ -337,6 +347,69 @@ class PreluGradGpuKernel final : public Kernel {
   BroadcastBinaryPlan plan_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// range, assign
+
+template <typename T>
+__global__ void RangeKernel(int64_t n, int64_t offset, int64_t integer_start, int64_t integer_delta,
+                            double start, double delta, T* out) {
+  OF_GRID_STRIDE_LOOP(i, n) {
+    if constexpr (std::is_integral_v<T>) {
+      const uint64_t value =
+          static_cast<uint64_t>(integer_start) +
+          static_cast<uint64_t>(offset + i) * static_cast<uint64_t>(integer_delta);
+      out[i] = static_cast<T>(static_cast<int64_t>(value));
+    } else {
+      out[i] = static_cast<T>(__dadd_rn(start, __dmul_rn(static_cast<double>(offset + i), delta)));
+    }
+  }
+}
+
+template <typename T>
+class RangeGpuKernel final : public Kernel {
+ public:
+  explicit RangeGpuKernel(const KernelInitContext& ctx)
+      : integer_start_(ctx.Attr<int64_t>("integer_start")),
+        integer_delta_(ctx.Attr<int64_t>("integer_delta")),
+        start_(ctx.Attr<double>("start")),
+        delta_(ctx.Attr<double>("delta")) {
+    const SbpParallel sbp = ctx.Sbp("out");
+    const Shape& logical = ctx.LogicalDesc("out").shape;
+    if (sbp.has_split_parallel() && ctx.Desc("out").shape != logical) {
+      offset_ = SliceOfPart(logical, sbp, ctx.parallel_context().parallel_id(),
+                            ctx.parallel_context().parallel_num())
+                    .begin[0];
+    }
+  }
+
+  void Forward(KernelContext& ctx) override {
+    Blob& out = ctx.Output("out");
+    const int64_t n = out.elem_count();
+    if (n == 0) { return; }
+    RangeKernel<T><<<BlockCount(n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(
+        n, offset_, integer_start_, integer_delta_, start_, delta_, out.mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  int64_t integer_start_, integer_delta_;
+  double start_, delta_;
+  int64_t offset_ = 0;
+};
+
+class AssignGpuKernel final : public Kernel {
+ public:
+  explicit AssignGpuKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& value = ctx.Input("value");
+    Blob& ref = ctx.MutableInput("ref");
+    if (value.raw() != ref.raw() && value.byte_size() > 0) {
+      OF_CUDA_CHECK(cudaMemcpyAsync(ref.mut_raw(), value.raw(), value.byte_size(),
+                                    cudaMemcpyDeviceToDevice, ctx.cuda_device().cuda_stream()));
+    }
+  }
+};
+
 }  // namespace
 
 OF_REGISTER_GPU_FLOATING_KERNELS("prelu", PreluGpuKernel);
@@ -355,6 +428,21 @@ REGISTER_KERNEL("clip_by_scalar", "gpu", kInt32, ClipGpuKernel<int32_t>);
 REGISTER_KERNEL("clip_by_scalar", "gpu", kInt64, ClipGpuKernel<int64_t>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kFloat, ClipGradGpuKernel<float>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kDouble, ClipGradGpuKernel<double>);
+// The dtypes the op (and the CPU kernel) take.
+REGISTER_KERNEL("range", "gpu", kFloat, RangeGpuKernel<float>);
+REGISTER_KERNEL("range", "gpu", kDouble, RangeGpuKernel<double>);
+REGISTER_KERNEL("range", "gpu", kInt8, RangeGpuKernel<int8_t>);
+REGISTER_KERNEL("range", "gpu", kInt32, RangeGpuKernel<int32_t>);
+REGISTER_KERNEL("range", "gpu", kInt64, RangeGpuKernel<int64_t>);
+REGISTER_KERNEL("range", "gpu", kUInt8, RangeGpuKernel<uint8_t>);
+// The CPU kernel's dtypes, and float16 (variables updated on the GPU may hold it): a byte copy.
+REGISTER_KERNEL("assign", "gpu", kFloat, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kDouble, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kFloat16, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kInt8, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kInt32, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kInt64, AssignGpuKernel);
+REGISTER_KERNEL("assign", "gpu", kUInt8, AssignGpuKernel);
 
 }  // namespace cuda
 }  // namespace oneflow

@@ -1,0 +1,74 @@
+#pragma once
+// Order-preserving unsigned keys of the sortable dtypes (float, double, int8, int32, int64), for
+// the GPU argmax / argmin / sort / argsort / top_k / in_top_k kernels. OrderedKey(a) <
+// OrderedKey(b), as unsigned integers, exactly when the CPU kernels (cpu/arg_sort.cpp) order a
+// before b ascending: smaller numbers first, -0.0 and +0.0 equal, every NaN equal to every other
+// NaN and after every number. Keys are built from the bits, never from floating-point
+// comparisons, so the order does not depend on flush-to-zero or other math flags.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace oneflow {
+namespace cuda {
+
+// The unsigned key type of T: as wide as T.
+template <typename T>
+struct OrderedKeyOf;
+template <>
+struct OrderedKeyOf<float> {
+  using type = uint32_t;
+};
+template <>
+struct OrderedKeyOf<double> {
+  using type = uint64_t;
+};
+template <>
+struct OrderedKeyOf<int8_t> {
+  using type = uint8_t;
+};
+template <>
+struct OrderedKeyOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct OrderedKeyOf<int64_t> {
+  using type = uint64_t;
+};
+template <typename T>
+using OrderedKeyType = typename OrderedKeyOf<T>::type;
+
+// The largest key: every NaN's (floating T), else the largest value's.
+template <typename T>
+__host__ __device__ __forceinline__ constexpr OrderedKeyType<T> MaxOrderedKey() {
+  return static_cast<OrderedKeyType<T>>(~OrderedKeyType<T>(0));
+}
+
+template <typename T>
+__device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
+  using K = OrderedKeyType<T>;
+  constexpr K kSign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
+  if constexpr (std::is_floating_point_v<T>) {
+    K bits;
+    if constexpr (std::is_same_v<T, float>) {
+      bits = __float_as_uint(x);
+    } else {
+      bits = static_cast<K>(__double_as_longlong(x));
+    }
+    constexpr K kInfinity = std::is_same_v<T, float> ? K(0x7F800000u) : K(0x7FF0000000000000ull);
+    const K magnitude = static_cast<K>(bits & ~kSign);
+    if (magnitude > kInfinity) { return MaxOrderedKey<T>(); }  // NaN, any sign or payload
+    if (magnitude == 0) { bits = 0; }                          // -0.0 as +0.0
+    // Negative numbers: all bits flipped (larger magnitude, smaller key), below the positive
+    // ones, which get the sign bit set.
+    return (bits & kSign) != 0 ? static_cast<K>(~bits) : static_cast<K>(bits | kSign);
+  } else {
+    // Two's complement with the sign bit flipped: INT_MIN -> 0, -1 -> kSign - 1, 0 -> kSign.
+    return static_cast<K>(static_cast<K>(x) ^ kSign);
+  }
+}
+
+}  // namespace cuda
+}  // namespace oneflow
