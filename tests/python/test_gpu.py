@@ -10,6 +10,7 @@ import pytest
 
 import oneflow as flow
 import oneflow.typing as tp
+from oneflow import _oneflow_internal
 
 pytestmark = pytest.mark.skipif(
     flow.sysconfig.gpus_in_use() == 0,
@@ -92,13 +93,21 @@ def test_variables_move_between_the_session_and_gpu_memory(tmp_path):
 
 
 def test_ops_without_a_gpu_kernel_run_on_the_host():
+    # generate_random_batch_permutation_indices has a host kernel only: on a GPU placement it runs
+    # on the host between copies from and back to the GPU.
+    report = _oneflow_internal.op_registry_report()
+    assert not report["generate_random_batch_permutation_indices"]["gpu_dtypes"], \
+        "pick another op without a GPU kernel for this test"
     flow.clear_default_session()
 
     @flow.global_function()
-    def sort(x: tp.Numpy.Placeholder((3, 5))) -> tp.Numpy:
+    def shuffle(x: tp.Numpy.Placeholder((6, 5))) -> tp.Numpy:
         with flow.scope.placement("gpu", "0:0"):
-            return flow.math.top_k(flow.math.relu(x), k=2)
+            return flow.random.shuffle(flow.math.relu(x), seed=3)
 
-    x = np.random.RandomState(0).standard_normal((3, 5)).astype(np.float32)
-    expected = np.argsort(-np.maximum(x, 0), axis=1, kind="stable")[:, :2]
-    np.testing.assert_array_equal(sort(x), expected)
+    x = np.random.RandomState(0).standard_normal((6, 5)).astype(np.float32)
+    rows = shuffle(x)
+    # The same rows, each once, in some order.
+    np.testing.assert_array_equal(np.sort(rows, axis=0), np.sort(np.maximum(x, 0), axis=0))
+    order = [int(np.flatnonzero((np.maximum(x, 0) == row).all(axis=1))[0]) for row in rows]
+    assert sorted(order) == list(range(6))

@@ -4,9 +4,13 @@
 // without a real GPU kernel in this build get a stand-in that is never run.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "oneflow/compiler/plan_builder.h"
 #include "oneflow/compiler/task_graph.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/framework/op_registry.h"
+#include "oneflow/framework/shape_functions.h"
 #include "oneflow/sbp/tensor_slice.h"
 #include "tests/cpp/test_jobs.h"
 
@@ -231,15 +235,29 @@ TEST_F(GpuPlanTest, VariablesOnGpusLiveInGpuMemory) {
   EXPECT_TRUE(found);
 }
 
-TEST_F(GpuPlanTest, OpsWithoutAGpuKernelRunOnTheHostDeviceOfTheSameId) {
-  if (KernelRegistry::Instance().Has("argsort", "gpu", kFloat)) {
-    GTEST_SKIP() << "arg_sort has a GPU kernel in this build";
+// An op with a CPU kernel only: out = in.
+REGISTER_OP("test_no_gpu_kernel").Input("in").Output("out").SetInferFn([](InferContext& ctx) {
+  InferElementwiseUnary(ctx, "test_no_gpu_kernel", "in", "out", {kFloat});
+});
+class TestNoGpuKernel final : public Kernel {
+ public:
+  explicit TestNoGpuKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
+    std::memcpy(ctx.Output("out").mut_data<float>(), ctx.Input("in").data<float>(),
+                ctx.Input("in").elem_count() * sizeof(float));
   }
+};
+REGISTER_KERNEL("test_no_gpu_kernel", "cpu", kFloat, TestNoGpuKernel);
+
+TEST_F(GpuPlanTest, OpsWithoutAGpuKernelRunOnTheHostDeviceOfTheSameId) {
+  ASSERT_FALSE(KernelRegistry::Instance().Has("test_no_gpu_kernel", "gpu", kFloat));
   JobBuildContext job(test::MakeJobConf("fallback", false), Gpus(1));
   const std::string x = test::AddInput(job, "x", Shape({4, 3}));
   const std::string first = Identity(job, "first", x, GpuPlacement("0:0"), "B");
-  job.AddOp(
-      OpConfBuilder("argsort", "sort").Input("in", first).Placement(GpuPlacement("0:0")).Build());
+  job.AddOp(OpConfBuilder("test_no_gpu_kernel", "sort")
+                .Input("in", first)
+                .Placement(GpuPlacement("0:0"))
+                .Build());
   int64_t collectives = 0;
   const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(1));
   const TaskNode& sort = NodeNamed(graph, "sort@0");
