@@ -1,19 +1,26 @@
-// GPU conv1d / conv2d / conv3d and their gradients conv_data_grad and conv_filter_grad through
-// cuDNN's convolution API, for the same attributes as the CPU kernels (cpu/conv.cpp): both data
-// formats, strides, dilations, groups. 1-D convolutions run as 2-D ones with a unit axis.
+// GPU conv1d / conv2d / conv3d, their gradients conv_data_grad and conv_filter_grad, and
+// deconv2d (the transposed convolution) through cuDNN's convolution API, for the same attributes
+// as the CPU kernels (cpu/conv.cpp): both data formats, strides, dilations, groups. 1-D
+// convolutions run as 2-D ones with a unit axis. deconv2d is the backward-data pass
+// (cudnnConvolutionBackwardData) of the convolution that maps its output back to its input, with
+// its weight as that convolution's weight (ArgumentsOf), as on the CPU; it has no bias.
 // Descriptors are built in the constructor from the physical shapes; the algorithm is chosen
 // once, at the first call (cuDNN's heuristics need the handle), among those whose workspace fits
 // kMaxWorkspaceBytes; the workspace comes from CudaDeviceContext::Workspace.
 // Float32 runs without tensor cores (CUDNN_FMA_MATH, no TF32) so that it matches the CPU;
 // float16 computes in float32 and may use tensor cores.
 //
-// Not yet: padding that differs before and after an axis (cuDNN pads symmetrically; "same"
-// padding with an even total needs an explicit pad first) raises NotImplementedError naming the
-// op, as does deconv2d.
+// Padding that differs before and after an axis (cuDNN pads symmetrically): the backward-data
+// pass (conv_data_grad, deconv2d, e.g. conv2d_transpose with "SAME" and an odd total padding)
+// runs with the smaller padding on both sides into a workspace buffer whose axis is longer by
+// the difference, then copies the wanted window out (CropKernel). The forward and filter passes
+// do not handle it yet: NotImplementedError naming the op (so training a deconv2d with uneven
+// padding on the GPU still stops at its input gradient, a conv2d with that padding).
 
 #include <cuda_fp16.h>
 #include <cudnn.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,20 +64,57 @@ struct CudnnTypes<half> {
   using Scalar = float;
 };
 
-// Blob names of one pass: the convolution's input, its weight, its output.
+// The blobs of a kernel, by role (as cpu/conv.cpp). conv1d/2d/3d, conv_data_grad and
+// conv_filter_grad name them after the convolution; deconv2d is the backward-data pass of the
+// convolution that maps its output back to its input.
 struct ConvArguments {
-  std::string activation, weight, output;
+  std::string activation;  // has the convolution input's shape (in, x_like, x; deconv2d: out)
+  std::string weight;      // has the weight's shape (weight, filter_diff)
+  std::string output;      // the convolution's output or its gradient (out, dy; deconv2d: in)
+  std::string result;      // the kernel's output
 };
 
-ConvArguments ArgumentsOf(ConvPass pass) {
+ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
+  if (op_type == "deconv2d") { return {"out", "weight", "in", "out"}; }
   switch (pass) {
     case ConvPass::kForward:
-      return {"in", "weight", "out"};
+      return {"in", "weight", "out", "out"};
     case ConvPass::kBackwardData:
-      return {"dx", "weight", "dy"};
+      return {"x_like", "weight", "dy", "dx"};
     default:
-      return {"x", "filter_diff", "dy"};
+      return {"x", "filter_diff", "dy", "filter_diff"};
   }
+}
+
+constexpr int kMaxCropRank = 5;
+
+// A window of a larger tensor: the result (dims, row-major) is wide[index + offsets].
+struct CropGeometry {
+  int rank = 0;
+  int64_t dims[kMaxCropRank] = {};
+  int64_t wide_dims[kMaxCropRank] = {};
+  int64_t offsets[kMaxCropRank] = {};
+};
+
+template <typename T>
+__global__ void CropKernel(CropGeometry geometry, int64_t count, const T* wide, T* out) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; index < count;
+       index += stride) {
+    int64_t rest = index, offset = 0, wide_stride = 1;
+    for (int axis = geometry.rank - 1; axis >= 0; --axis) {
+      offset += (rest % geometry.dims[axis] + geometry.offsets[axis]) * wide_stride;
+      rest /= geometry.dims[axis];
+      wide_stride *= geometry.wide_dims[axis];
+    }
+    out[index] = wide[offset];
+  }
+}
+
+// Bytes of cuDNN's workspace before the wide buffer (which starts aligned).
+int64_t AlignedBytes(size_t bytes) {
+  constexpr int64_t kAlignment = 256;
+  return (static_cast<int64_t>(bytes) + kAlignment - 1) / kAlignment * kAlignment;
 }
 
 std::vector<int> ToIntDims(const std::vector<int64_t>& dims) {
@@ -98,11 +142,10 @@ class CudnnConvKernel final : public Kernel {
  public:
   using Types = CudnnTypes<T>;
 
-  explicit CudnnConvKernel(const KernelInitContext& ctx) : arguments_(ArgumentsOf(kPass)) {
+  explicit CudnnConvKernel(const KernelInitContext& ctx)
+      : arguments_(ArgumentsOf(kPass, ctx.conf().op_type())) {
     const std::string op_type = ctx.conf().op_type();
-    const Shape& activation = kPass == ConvPass::kBackwardData
-                                  ? ctx.Desc("x_like").shape
-                                  : ctx.Desc(arguments_.activation).shape;
+    const Shape& activation = ctx.Desc(arguments_.activation).shape;
     const Shape& weight = ctx.Desc(arguments_.weight).shape;
     const Shape& output = ctx.Desc(arguments_.output).shape;
     const int64_t spatial_axes = activation.num_axes() - 2;
@@ -117,8 +160,31 @@ class CudnnConvKernel final : public Kernel {
         ComputeWindowGeometry(op_type, activation, spatial_axes, attributes);
     std::vector<int64_t> padding = geometry.padding_before, strides = geometry.strides,
                          dilations = geometry.dilations;
+    // The backward-data pass with uneven padding: cuDNN pads both sides of an axis by the smaller
+    // padding p and writes a wide result, longer by |before - after| on that axis, with
+    // result[j] = wide[j + before - p]: position q of the padded input is wide[q - p] and
+    // result[q - before]. The wide length X' = X + |before - after| has X' + 2p = X + before +
+    // after, so the convolution maps it to the same output length.
+    std::vector<int64_t> wide_dims = activation.dims();
+    OF_CHECK(activation.num_axes() <= kMaxCropRank)
+        << op_type << ": rank " << activation.num_axes() << " is more than a GPU convolution takes";
+    crop_.rank = static_cast<int>(activation.num_axes());
+    for (int64_t axis = 0; axis < crop_.rank; ++axis) {
+      crop_.dims[axis] = activation.At(axis);
+      crop_.wide_dims[axis] = activation.At(axis);
+    }
     for (int64_t axis = 0; axis < spatial_axes; ++axis) {
-      if (geometry.padding_before[axis] != geometry.padding_after[axis]) {
+      const int64_t before = geometry.padding_before[axis], after = geometry.padding_after[axis];
+      if (kPass == ConvPass::kBackwardData && before != after) {
+        const int64_t memory_axis = (channels_first ? 2 : 1) + axis;
+        padding[axis] = std::min(before, after);
+        wide_dims[memory_axis] += before > after ? before - after : after - before;
+        crop_.wide_dims[memory_axis] = wide_dims[memory_axis];
+        crop_.offsets[memory_axis] = before - padding[axis];
+        wide_ = true;
+        continue;
+      }
+      if (before != after) {
         throw Error(ErrorKind::kNotImplemented)
             << op_type << " '" << ctx.conf().name() << "': the GPU kernel needs the same padding "
             << "before and after each spatial axis, got " << geometry.padding_before[axis]
@@ -134,9 +200,12 @@ class CudnnConvKernel final : public Kernel {
     for (const Shape* shape : {&activation, &weight, &output}) {
       if (shape->elem_count() == 0) { empty_ = true; }
     }
-    output_bytes_ = static_cast<int64_t>(sizeof(T)) * ctx.Desc(ResultArgument()).shape.elem_count();
+    result_count_ = ctx.Desc(arguments_.result).shape.elem_count();
+    const Shape wide_activation(wide_dims);
+    wide_bytes_ = wide_ ? static_cast<int64_t>(sizeof(T)) * wide_activation.elem_count() : 0;
     const cudnnTensorFormat_t format = channels_first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
-    const std::vector<int> x_dims = ToIntDims(CudnnDims(activation, channels_first, spatial_axes));
+    const std::vector<int> x_dims =
+        ToIntDims(CudnnDims(wide_activation, channels_first, spatial_axes));
     const std::vector<int> y_dims = ToIntDims(CudnnDims(output, channels_first, spatial_axes));
     const std::vector<int> w_dims = ToIntDims(CudnnDims(weight, channels_first, spatial_axes));
     OF_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_desc_));
@@ -169,45 +238,46 @@ class CudnnConvKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     CudaDeviceContext& device = ctx.cuda_device();
-    void* result = ctx.Output(ResultArgument()).mut_raw();
+    void* result = ctx.Output(arguments_.result).mut_raw();
     if (empty_) {
       // An empty sum: zeros (nothing to do when the result itself is empty).
-      if (output_bytes_ > 0) {
-        OF_CUDA_CHECK(cudaMemsetAsync(result, 0, output_bytes_, device.cuda_stream()));
+      if (result_count_ > 0) {
+        OF_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T) * result_count_, device.cuda_stream()));
       }
       return;
     }
     cudnnHandle_t handle = device.cudnn_handle();
     if (!algorithm_chosen_) { ChooseAlgorithm(handle); }
-    void* workspace = workspace_bytes_ > 0 ? device.Workspace(workspace_bytes_) : nullptr;
+    // [cuDNN's workspace][the wide result of an uneven backward-data padding], one allocation.
+    const int64_t cudnn_bytes = wide_ ? AlignedBytes(workspace_bytes_) : workspace_bytes_;
+    const int64_t total_bytes = cudnn_bytes + wide_bytes_;
+    char* workspace = total_bytes > 0 ? static_cast<char*>(device.Workspace(total_bytes)) : nullptr;
     const typename Types::Scalar alpha = 1, beta = 0;
     if constexpr (kPass == ConvPass::kForward) {
       OF_CUDNN_CHECK(cudnnConvolutionForward(
-          handle, &alpha, x_desc_, ctx.Input("in").raw(), w_desc_, ctx.Input("weight").raw(),
-          conv_desc_, forward_algorithm_, workspace, workspace_bytes_, &beta, y_desc_, result));
+          handle, &alpha, x_desc_, ctx.Input(arguments_.activation).raw(), w_desc_,
+          ctx.Input(arguments_.weight).raw(), conv_desc_, forward_algorithm_, workspace,
+          workspace_bytes_, &beta, y_desc_, result));
     } else if constexpr (kPass == ConvPass::kBackwardData) {
+      void* data_grad = wide_ ? static_cast<void*>(workspace + cudnn_bytes) : result;
       OF_CUDNN_CHECK(cudnnConvolutionBackwardData(
-          handle, &alpha, w_desc_, ctx.Input("weight").raw(), y_desc_, ctx.Input("dy").raw(),
-          conv_desc_, data_algorithm_, workspace, workspace_bytes_, &beta, x_desc_, result));
+          handle, &alpha, w_desc_, ctx.Input(arguments_.weight).raw(), y_desc_,
+          ctx.Input(arguments_.output).raw(), conv_desc_, data_algorithm_, workspace,
+          workspace_bytes_, &beta, x_desc_, data_grad));
+      if (wide_) {
+        CropKernel<T><<<BlockCount(result_count_), kBlockSize, 0, device.cuda_stream()>>>(
+            crop_, result_count_, static_cast<const T*>(data_grad), static_cast<T*>(result));
+        OF_CUDA_CHECK(cudaGetLastError());
+      }
     } else {
       OF_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-          handle, &alpha, x_desc_, ctx.Input("x").raw(), y_desc_, ctx.Input("dy").raw(), conv_desc_,
-          filter_algorithm_, workspace, workspace_bytes_, &beta, w_desc_, result));
+          handle, &alpha, x_desc_, ctx.Input(arguments_.activation).raw(), y_desc_,
+          ctx.Input(arguments_.output).raw(), conv_desc_, filter_algorithm_, workspace,
+          workspace_bytes_, &beta, w_desc_, result));
     }
   }
 
  private:
-  std::string ResultArgument() const {
-    switch (kPass) {
-      case ConvPass::kForward:
-        return "out";
-      case ConvPass::kBackwardData:
-        return "dx";
-      default:
-        return "filter_diff";
-    }
-  }
-
   // The first algorithm of cuDNN's heuristic ranking that is supported and whose workspace fits.
   void ChooseAlgorithm(cudnnHandle_t handle) {
     constexpr int kRequested = 16;
@@ -272,7 +342,11 @@ class CudnnConvKernel final : public Kernel {
 
   ConvArguments arguments_;
   bool empty_ = false;
-  int64_t output_bytes_ = 0;
+  int64_t result_count_ = 0;
+  // The backward-data pass with uneven padding writes a wide result (see the constructor).
+  bool wide_ = false;
+  int64_t wide_bytes_ = 0;
+  CropGeometry crop_;
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr;
   cudnnFilterDescriptor_t w_desc_ = nullptr;
   cudnnConvolutionDescriptor_t conv_desc_ = nullptr;
@@ -297,6 +371,7 @@ OF_REGISTER_GPU_FLOATING_KERNELS("conv2d", ConvForwardKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("conv3d", ConvForwardKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("conv_data_grad", ConvDataGradKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("conv_filter_grad", ConvFilterGradKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("deconv2d", ConvDataGradKernel);
 
 }  // namespace cuda
 }  // namespace oneflow

@@ -1,15 +1,22 @@
 // GPU sgd_update, momentum_update, adam_update, lazy_adam_update, rmsprop_update,
-// centered_rmsprop_update and adagrad_update (formulas in
+// centered_rmsprop_update, adagrad_update, lamb_update and lars_update (formulas in
 // oneflow/ops/model_update.cpp, as the CPU kernels of cpu/model_update.cpp).
 // The learning rate, train_step, scale_by_tensor and skip_if are blobs on the
 // device: every thread reads them (no copy to the host, no synchronization); a
 // skipped step returns before touching anything. Float16 models update in
 // float.
+//
+// LAMB and LARS scale the update by norms over the whole variable; they run as three launches
+// on the stream (NormScaledUpdateGpuKernel below), the sums of squares in double as on the CPU and
+// in a fixed order (deterministic).
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cuda/block_reduce.cuh"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 #include "oneflow/kernels/cuda/math_functors.cuh"
 
@@ -194,6 +201,259 @@ using CenteredRmsPropUpdateKernel = UpdateGpuKernel<Optimizer::kCenteredRmsProp,
 template <typename T>
 using AdagradUpdateKernel = UpdateGpuKernel<Optimizer::kAdagrad, T>;
 
+// ---------------------------------------------------------------------------------------------
+// lamb_update and lars_update. Three launches:
+//   1. NormPartialsKernel: the elementwise part (LAMB: the new m and v) and, per block, the sums
+//      of squares in double of the model (before the update) and of the direction the norms
+//      are taken of (LAMB: u = (m / (1 - b1^t)) / sqrt(v / (1 - b2^t) + epsilon); LARS: the
+//      gradient g);
+//   2. NormFactorKernel: one block adds the per-block sums in block order and computes the
+//      scalar the update is scaled by (LAMB: lr * trust ratio; LARS: local_lr);
+//   3. NormScaledUpdateKernel: the update. The direction is recomputed from the values it was
+//      computed from in launch 1 (LAMB: the stored m and v; LARS: the model and its diff, not
+//      yet changed), so no variable-sized buffer is needed: the workspace holds the per-block
+//      sums and the scalar only.
+
+enum class NormOptimizer { kLamb, kLars };
+
+constexpr int kMaxNormBlocks = 1024;
+
+template <typename T>
+struct NormUpdateArgs {
+  using C = ComputeType<T>;
+  int64_t n = 0;
+  T* model = nullptr;
+  const T* diff = nullptr;
+  T* state0 = nullptr;  // LAMB's m, LARS's momentum
+  T* state1 = nullptr;  // LAMB's v
+  const float* learning_rate = nullptr;
+  const int64_t* train_step = nullptr;
+  const float* scale_by_tensor = nullptr;
+  const int64_t* skip_if = nullptr;
+  double scale = 1.0;
+  C l1 = 0, l2 = 0, weight_decay = 0;
+  double beta1 = 0, beta2 = 0;  // LAMB
+  C epsilon = 0;                // LAMB (added to v / (1 - b2^t) in the compute type)
+  C momentum_beta = 0;          // LARS
+  double lars_epsilon = 0;      // LARS (added to rms(g) in double)
+  double lars_coefficient = 0;  // LARS
+  double2* partial = nullptr;   // per block of launch 1: (sum model^2, sum direction^2)
+  double* factor = nullptr;     // written by launch 2
+};
+
+template <typename T>
+__device__ __forceinline__ bool Skipped(const NormUpdateArgs<T>& a) {
+  return a.skip_if != nullptr && *a.skip_if != 0;
+}
+
+// train_step, or -1 without that input (as the CPU kernel).
+template <typename T>
+__device__ __forceinline__ int64_t TrainStep(const NormUpdateArgs<T>& a) {
+  return a.train_step != nullptr ? *a.train_step : -1;
+}
+
+// scale (times scale_by_tensor) in double, then in the compute type, as the CPU's args.scale.
+template <typename T>
+__device__ __forceinline__ ComputeType<T> GradientScale(const NormUpdateArgs<T>& a) {
+  double scale = a.scale;
+  if (a.scale_by_tensor != nullptr) { scale *= static_cast<double>(*a.scale_by_tensor); }
+  return static_cast<ComputeType<T>>(scale);
+}
+
+// g = scale * diff + l1 * sign(w) + l2 * w.
+template <typename T>
+__device__ __forceinline__ ComputeType<T> RegularizedGradient(const NormUpdateArgs<T>& a,
+                                                              ComputeType<T> scale, int64_t i) {
+  using C = ComputeType<T>;
+  const C w = Convert<C>(a.model[i]);
+  return scale * Convert<C>(a.diff[i]) + a.l1 * C((w > C(0)) - (w < C(0))) + a.l2 * w;
+}
+
+// LAMB's bias corrections 1 - b1^t and 1 - b2^t at t = train_step + 1, in double and then in
+// the compute type, as the CPU kernel.
+template <typename T>
+struct LambCorrections {
+  ComputeType<T> first, second;
+};
+template <typename T>
+__device__ __forceinline__ LambCorrections<T> LambCorrectionsOf(const NormUpdateArgs<T>& a) {
+  using C = ComputeType<T>;
+  const double t = static_cast<double>(TrainStep(a) + 1);
+  return {static_cast<C>(1.0 - pow(a.beta1, t)), static_cast<C>(1.0 - pow(a.beta2, t))};
+}
+
+// LAMB's direction from the stored (new) m and v.
+template <typename T>
+__device__ __forceinline__ ComputeType<T> LambDirection(const NormUpdateArgs<T>& a,
+                                                        const LambCorrections<T>& corrections, T m,
+                                                        T v) {
+  using C = ComputeType<T>;
+  return (Convert<C>(m) / corrections.first) /
+         dm::Sqrt(Convert<C>(v) / corrections.second + a.epsilon);
+}
+
+struct SumPairs {
+  __device__ double2 operator()(double2 a, double2 b) const {
+    return make_double2(a.x + b.x, a.y + b.y);
+  }
+};
+
+// Launch 1; gridDim.x <= kMaxNormBlocks, blockDim.x == kBlockSize.
+template <NormOptimizer kOptimizer, typename T>
+__global__ void NormPartialsKernel(NormUpdateArgs<T> a) {
+  using C = ComputeType<T>;
+  if (Skipped(a)) { return; }
+  const C scale = GradientScale(a);
+  double2 sums = make_double2(0.0, 0.0);
+  if constexpr (kOptimizer == NormOptimizer::kLamb) {
+    const LambCorrections<T> corrections = LambCorrectionsOf(a);
+    const C beta1 = static_cast<C>(a.beta1), beta2 = static_cast<C>(a.beta2);
+    const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+      const double w = Convert<double>(a.model[i]);
+      const C g = RegularizedGradient(a, scale, i);
+      const T m = Convert<T>(beta1 * Convert<C>(a.state0[i]) + (C(1) - beta1) * g);
+      const T v = Convert<T>(beta2 * Convert<C>(a.state1[i]) + (C(1) - beta2) * g * g);
+      a.state0[i] = m;
+      a.state1[i] = v;
+      const double u = static_cast<double>(LambDirection(a, corrections, m, v));
+      sums.x += w * w;
+      sums.y += u * u;
+    }
+  } else {
+    const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+      const double w = Convert<double>(a.model[i]);
+      const double g = static_cast<double>(RegularizedGradient(a, scale, i));
+      sums.x += w * w;
+      sums.y += g * g;
+    }
+  }
+  sums = BlockReduce(sums, SumPairs());
+  if (threadIdx.x == 0) { a.partial[blockIdx.x] = sums; }
+}
+
+// Launch 2: one block of kBlockSize threads.
+template <NormOptimizer kOptimizer, typename T>
+__global__ void NormFactorKernel(NormUpdateArgs<T> a, int blocks) {
+  if (Skipped(a)) { return; }
+  double2 sums = make_double2(0.0, 0.0);
+  for (int b = threadIdx.x; b < blocks; b += blockDim.x) { sums = SumPairs()(sums, a.partial[b]); }
+  sums = BlockReduce(sums, SumPairs());
+  if (threadIdx.x != 0) { return; }
+  const double learning_rate = static_cast<double>(*a.learning_rate);
+  if constexpr (kOptimizer == NormOptimizer::kLamb) {
+    // trust ratio |model| / |u|, 1 when either norm is zero.
+    const double model_norm = sqrt(sums.x);
+    const double direction_norm = sqrt(sums.y);
+    double trust_ratio = 1.0;
+    if (model_norm > 0.0 && direction_norm > 0.0) { trust_ratio = model_norm / direction_norm; }
+    *a.factor = learning_rate * trust_ratio;
+  } else {
+    // local_lr = lr coeff rms(model) / (epsilon + rms(g) [+ wd rms(model) after step 0]).
+    const double count = static_cast<double>(a.n > 1 ? a.n : 1);
+    const double model_rms = sqrt(sums.x / count);
+    const double gradient_rms = sqrt(sums.y / count);
+    double denominator = a.lars_epsilon + gradient_rms;
+    if (TrainStep(a) != 0) { denominator += static_cast<double>(a.weight_decay) * model_rms; }
+    *a.factor = learning_rate * a.lars_coefficient * model_rms / denominator;
+  }
+}
+
+// Launch 3.
+template <NormOptimizer kOptimizer, typename T>
+__global__ void NormScaledUpdateKernel(NormUpdateArgs<T> a) {
+  using C = ComputeType<T>;
+  if (Skipped(a)) { return; }
+  const C factor = static_cast<C>(*a.factor);
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  if constexpr (kOptimizer == NormOptimizer::kLamb) {
+    const LambCorrections<T> corrections = LambCorrectionsOf(a);
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+      const C w = Convert<C>(a.model[i]);
+      const C u = LambDirection(a, corrections, a.state0[i], a.state1[i]);
+      a.model[i] = Convert<T>(w - factor * (u + a.weight_decay * w));
+    }
+  } else {
+    const C scale = GradientScale(a);
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+      const C w = Convert<C>(a.model[i]);
+      const C g = RegularizedGradient(a, scale, i);
+      const T momentum =
+          Convert<T>(a.momentum_beta * Convert<C>(a.state0[i]) - factor * (g + a.weight_decay * w));
+      a.state0[i] = momentum;
+      a.model[i] = Convert<T>(w + Convert<C>(momentum));
+    }
+  }
+}
+
+template <NormOptimizer kOptimizer, typename T>
+class NormScaledUpdateGpuKernel final : public Kernel {
+ public:
+  using C = ComputeType<T>;
+  explicit NormScaledUpdateGpuKernel(const KernelInitContext& ctx) {
+    args_.scale = ctx.Attr<double>("scale");
+    args_.l1 = static_cast<C>(ctx.Attr<double>("l1"));
+    args_.l2 = static_cast<C>(ctx.Attr<double>("l2"));
+    args_.weight_decay = static_cast<C>(ctx.Attr<double>("weight_decay"));
+    if constexpr (kOptimizer == NormOptimizer::kLamb) {
+      args_.beta1 = ctx.Attr<double>("beta1");
+      args_.beta2 = ctx.Attr<double>("beta2");
+      args_.epsilon = static_cast<C>(ctx.Attr<double>("epsilon"));
+    } else {
+      args_.momentum_beta = static_cast<C>(ctx.Attr<double>("momentum_beta"));
+      args_.lars_epsilon = ctx.Attr<double>("epsilon");
+      args_.lars_coefficient = ctx.Attr<double>("lars_coefficient");
+    }
+  }
+
+  void Forward(KernelContext& ctx) override {
+    NormUpdateArgs<T> a = args_;
+    a.n = ctx.Input("model").elem_count();
+    if (a.n == 0) { return; }
+    a.model = ctx.MutableInput("model").mut_data<T>();
+    a.diff = ctx.Input("model_diff").data<T>();
+    a.learning_rate = ctx.Input("learning_rate").data<float>();
+    if (ctx.HasInput("train_step")) { a.train_step = ctx.Input("train_step").data<int64_t>(); }
+    if (ctx.HasInput("scale_by_tensor")) {
+      a.scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
+    }
+    if (ctx.HasInput("skip_if")) { a.skip_if = ctx.Input("skip_if").data<int64_t>(); }
+    if constexpr (kOptimizer == NormOptimizer::kLamb) {
+      a.state0 = ctx.MutableInput("m").mut_data<T>();
+      a.state1 = ctx.MutableInput("v").mut_data<T>();
+    } else {
+      a.state0 = ctx.MutableInput("momentum").mut_data<T>();
+    }
+    CudaDeviceContext& device = ctx.cuda_device();
+    const int blocks = std::min(BlockCount(a.n), kMaxNormBlocks);
+    // [blocks partial sums][the factor]; double2 first keeps both aligned.
+    char* workspace = static_cast<char*>(
+        device.Workspace(static_cast<int64_t>(blocks) * sizeof(double2) + sizeof(double)));
+    a.partial = reinterpret_cast<double2*>(workspace);
+    a.factor = reinterpret_cast<double*>(workspace + blocks * sizeof(double2));
+    cudaStream_t stream = device.cuda_stream();
+    NormPartialsKernel<kOptimizer, T><<<blocks, kBlockSize, 0, stream>>>(a);
+    OF_CUDA_CHECK(cudaGetLastError());
+    NormFactorKernel<kOptimizer, T><<<1, kBlockSize, 0, stream>>>(a, blocks);
+    OF_CUDA_CHECK(cudaGetLastError());
+    NormScaledUpdateKernel<kOptimizer, T><<<BlockCount(a.n), kBlockSize, 0, stream>>>(a);
+    OF_CUDA_CHECK(cudaGetLastError());
+  }
+
+ private:
+  NormUpdateArgs<T> args_;
+};
+
+template <typename T>
+using LambUpdateKernel = NormScaledUpdateGpuKernel<NormOptimizer::kLamb, T>;
+template <typename T>
+using LarsUpdateKernel = NormScaledUpdateGpuKernel<NormOptimizer::kLars, T>;
+
 }  // namespace
 
 OF_REGISTER_GPU_FLOATING_KERNELS("sgd_update", SgdUpdateKernel);
@@ -203,6 +463,8 @@ OF_REGISTER_GPU_FLOATING_KERNELS("lazy_adam_update", LazyAdamUpdateKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("rmsprop_update", RmsPropUpdateKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("centered_rmsprop_update", CenteredRmsPropUpdateKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("adagrad_update", AdagradUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("lamb_update", LambUpdateKernel);
+OF_REGISTER_GPU_FLOATING_KERNELS("lars_update", LarsUpdateKernel);
 
 }  // namespace cuda
 }  // namespace oneflow
