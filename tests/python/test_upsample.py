@@ -112,6 +112,40 @@ def test_upsample_grad_op(interpolation, data_format):
     np.testing.assert_allclose(dx.sum(), dy.sum(), rtol=1e-12)  # each dy element is spread whole
 
 
+@pytest.mark.parametrize("interpolation, data_format", [("nearest", "NCHW"), ("nearest", "NHWC"),
+                                                         ("bilinear", "NCHW")])
+def test_upsample_grad_with_scales_that_leave_inputs_unread(interpolation, data_format):
+    """Non-integer scales: floor(o / 1.15) over 11 outputs and floor(o / 1.25) over 12 never reach
+    input index 9, so no output reads that row and column and their gradient is 0. (Where the
+    output size equals the input size, OneFlow still maps with 1 / scale but PyTorch maps each
+    index to itself, so those scales have no torch reference.)"""
+    from oneflow.framework import op_builder
+
+    x_shape = (1, 2, 10, 10) if data_format == "NCHW" else (1, 10, 10, 2)
+    scales = (1.15, 1.25)
+    x = random_inputs([x_shape], flow.float64)[0]
+    y_shape = torch_upsample(x, scales, data_format, interpolation).shape
+    dy = random_inputs([y_shape], flow.float64, seed=5)[0]
+    attrs = {"height_scale": scales[0], "width_scale": scales[1], "interpolation": interpolation,
+             "data_format": "channels_first" if data_format == "NCHW" else "channels_last"}
+
+    def flow_fn(dy_blob, x_blob):
+        return op_builder.add_op("upsample_grad", op_builder.op_name(None, "UpsampleGrad"),
+                                 {"dy": dy_blob, "x": x_blob}, attrs)["dx"][0]
+
+    def numpy_fn(dy_value, x_value):
+        tx = torch.tensor(x_value, requires_grad=True)
+        moved = tx.movedim(-1, 1) if data_format == "NHWC" else tx
+        kwargs = {} if interpolation == "nearest" else dict(align_corners=False)
+        y = F.interpolate(moved, scale_factor=scales, mode=interpolation, **kwargs)
+        y = y.movedim(1, -1) if data_format == "NHWC" else y
+        y.backward(torch.as_tensor(dy_value))
+        return tx.grad.numpy()
+
+    dx, _ = check_op(flow_fn, numpy_fn, inputs=[dy, x], differentiable=[])
+    np.testing.assert_allclose(dx.sum(), dy.sum(), rtol=1e-12)
+
+
 def _upsample_error(shape, **kwargs):
     flow.clear_default_session()
 

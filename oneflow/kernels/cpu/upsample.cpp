@@ -69,7 +69,9 @@ ResampleAxis<T> ForwardAxis(int64_t in, int64_t out, double scale, bool bilinear
   return axis;
 }
 
-// The transposed map (input index -> the outputs that read it), for the gradient.
+// The transposed map (input index -> the outputs that read it), for the gradient. With a
+// non-integer scale some input indices are read by no output: they have no taps, and their
+// gradient is 0.
 template <typename T>
 ResampleAxis<T> Transposed(const ResampleAxis<T>& forward, int64_t in) {
   std::vector<std::vector<std::pair<int64_t, T>>> readers(in);
@@ -123,7 +125,7 @@ class SeparableResample {
     single_unit_taps_ = true;
     for (int64_t b = 0; b < out_w; ++b) {
       const int64_t count = columns_.offset[b + 1] - columns_.offset[b];
-      two_taps_ = two_taps_ && count <= 2;
+      two_taps_ = two_taps_ && count >= 1 && count <= 2;  // zero taps: the table path
       single_unit_taps_ =
           single_unit_taps_ && count == 1 && columns_.weight[columns_.offset[b]] == T(1);
     }
@@ -174,9 +176,13 @@ class SeparableResample {
                           std::copy(out_row - out_row_size, out_row, out_row);
                           continue;
                         }
+                        const int64_t taps = row_offset[a + 1] - row_offset[a];
+                        if (taps == 0) {  // a gradient row that no output read
+                          std::fill(out_row, out_row + out_row_size, T(0));
+                          continue;
+                        }
                         const T* plane_in = in + plane * in_h * row_size;
                         const T* source = plane_in + row_index[row_offset[a]] * row_size;
-                        const int64_t taps = row_offset[a + 1] - row_offset[a];
                         if (taps != 1 || row_weight[row_offset[a]] != T(1)) {
                           const T u = row_weight[row_offset[a]];
                           for (int64_t j = 0; j < row_size; ++j) { mixed[j] = u * source[j]; }
@@ -209,6 +215,10 @@ class SeparableResample {
                         for (int64_t b = 0; b < out_w; ++b) {
                           T* __restrict__ target = out_row + b * channels;
                           const int64_t first = column_offset[b];
+                          if (first == column_offset[b + 1]) {  // no taps: an unread column
+                            std::fill(target, target + channels, T(0));
+                            continue;
+                          }
                           const T* __restrict__ tap = source + column_index[first] * channels;
                           const T w = column_weight[first];
                           for (int64_t c = 0; c < channels; ++c) { target[c] = w * tap[c]; }
