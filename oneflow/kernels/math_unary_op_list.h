@@ -4,7 +4,8 @@
 //   FULL:     forward and gradient kernels for the floating dtypes;
 //   FORWARD:  forward only (zero-gradient ops, whose gradient is a constant_like);
 //   INTEGERS: forward kernels for int32 and int64 too.
-// The functors live in math_unary_functors.h (CPU) and cuda/math_functors.cuh (GPU).
+// The functors are the formulas of math_unary_formulas.h, instantiated with HostMath (CPU) or
+// cuda::DeviceMath (GPU).
 
 #define OF_FOR_EACH_MATH_UNARY_OP(FULL, FORWARD, INTEGERS) \
   FULL("abs", Abs);                                        \

@@ -10,12 +10,12 @@
 // Float32 runs without tensor cores (CUDNN_FMA_MATH, no TF32) so that it matches the CPU;
 // float16 computes in float32 and may use tensor cores.
 //
-// Padding that differs before and after an axis (cuDNN pads symmetrically): the backward-data
-// pass (conv_data_grad, deconv2d, e.g. conv2d_transpose with "SAME" and an odd total padding)
-// runs with the smaller padding on both sides into a workspace buffer whose axis is longer by
-// the difference, then copies the wanted window out (CropKernel). The forward and filter passes
-// do not handle it yet: NotImplementedError naming the op (so training a deconv2d with uneven
-// padding on the GPU still stops at its input gradient, a conv2d with that padding).
+// Padding that differs before and after an axis (cuDNN pads symmetrically; "SAME" padding with
+// an odd total, e.g. a 3x3 stride-2 convolution of an even size, or conv2d_transpose): cuDNN
+// pads both sides by the smaller padding and works on a "wide" activation in the workspace,
+// longer on that axis by the difference. The forward and filter passes read the activation
+// zero-padded into it (PadKernel); the backward-data pass (conv_data_grad, deconv2d) writes its
+// result there and copies the wanted window out (CropKernel).
 
 #include <cuda_fp16.h>
 #include <cudnn.h>
@@ -88,7 +88,7 @@ ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
 
 constexpr int kMaxCropRank = 5;
 
-// A window of a larger tensor: the result (dims, row-major) is wide[index + offsets].
+// A window of a larger tensor: narrow (dims, row-major) is wide[index + offsets].
 struct CropGeometry {
   int rank = 0;
   int64_t dims[kMaxCropRank] = {};
@@ -108,6 +108,25 @@ __global__ void CropKernel(CropGeometry geometry, int64_t count, const T* wide, 
       wide_stride *= geometry.wide_dims[axis];
     }
     out[index] = wide[offset];
+  }
+}
+
+// wide = narrow placed at the offsets, zeros around it (the transpose of CropKernel).
+template <typename T>
+__global__ void PadKernel(CropGeometry geometry, int64_t wide_count, const T* narrow, T* wide) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       index < wide_count; index += stride) {
+    int64_t rest = index, offset = 0, narrow_stride = 1;
+    bool inside = true;
+    for (int axis = geometry.rank - 1; axis >= 0; --axis) {
+      const int64_t coordinate = rest % geometry.wide_dims[axis] - geometry.offsets[axis];
+      rest /= geometry.wide_dims[axis];
+      inside = inside && coordinate >= 0 && coordinate < geometry.dims[axis];
+      offset += coordinate * narrow_stride;
+      narrow_stride *= geometry.dims[axis];
+    }
+    wide[index] = inside ? narrow[offset] : T(0);
   }
 }
 
@@ -160,11 +179,11 @@ class CudnnConvKernel final : public Kernel {
         ComputeWindowGeometry(op_type, activation, spatial_axes, attributes);
     std::vector<int64_t> padding = geometry.padding_before, strides = geometry.strides,
                          dilations = geometry.dilations;
-    // The backward-data pass with uneven padding: cuDNN pads both sides of an axis by the smaller
-    // padding p and writes a wide result, longer by |before - after| on that axis, with
-    // result[j] = wide[j + before - p]: position q of the padded input is wide[q - p] and
-    // result[q - before]. The wide length X' = X + |before - after| has X' + 2p = X + before +
-    // after, so the convolution maps it to the same output length.
+    // Uneven padding: cuDNN pads both sides of an axis by the smaller padding p and works on a
+    // wide activation, longer by |before - after| on that axis, with activation[j] =
+    // wide[j + before - p]: position q of the padded activation is wide[q - p] and
+    // activation[q - before]. The wide length X' = X + |before - after| has X' + 2p = X + before
+    // + after, so the convolution maps it to the same output length.
     std::vector<int64_t> wide_dims = activation.dims();
     OF_CHECK(activation.num_axes() <= kMaxCropRank)
         << op_type << ": rank " << activation.num_axes() << " is more than a GPU convolution takes";
@@ -175,21 +194,13 @@ class CudnnConvKernel final : public Kernel {
     }
     for (int64_t axis = 0; axis < spatial_axes; ++axis) {
       const int64_t before = geometry.padding_before[axis], after = geometry.padding_after[axis];
-      if (kPass == ConvPass::kBackwardData && before != after) {
+      if (before != after) {
         const int64_t memory_axis = (channels_first ? 2 : 1) + axis;
         padding[axis] = std::min(before, after);
         wide_dims[memory_axis] += before > after ? before - after : after - before;
         crop_.wide_dims[memory_axis] = wide_dims[memory_axis];
         crop_.offsets[memory_axis] = before - padding[axis];
         wide_ = true;
-        continue;
-      }
-      if (before != after) {
-        throw Error(ErrorKind::kNotImplemented)
-            << op_type << " '" << ctx.conf().name() << "': the GPU kernel needs the same padding "
-            << "before and after each spatial axis, got " << geometry.padding_before[axis]
-            << " and " << geometry.padding_after[axis] << " on axis " << axis << " (input "
-            << activation.ToString() << ", padding '" << attributes.padding << "')";
       }
     }
     if (spatial_axes == 1) {
@@ -202,7 +213,7 @@ class CudnnConvKernel final : public Kernel {
     }
     result_count_ = ctx.Desc(arguments_.result).shape.elem_count();
     const Shape wide_activation(wide_dims);
-    wide_bytes_ = wide_ ? static_cast<int64_t>(sizeof(T)) * wide_activation.elem_count() : 0;
+    wide_count_ = wide_ ? wide_activation.elem_count() : 0;
     const cudnnTensorFormat_t format = channels_first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
     const std::vector<int> x_dims =
         ToIntDims(CudnnDims(wide_activation, channels_first, spatial_axes));
@@ -248,18 +259,29 @@ class CudnnConvKernel final : public Kernel {
     }
     cudnnHandle_t handle = device.cudnn_handle();
     if (!algorithm_chosen_) { ChooseAlgorithm(handle); }
-    // [cuDNN's workspace][the wide result of an uneven backward-data padding], one allocation.
+    // [cuDNN's workspace][the wide activation of an uneven padding], one allocation.
     const int64_t cudnn_bytes = wide_ ? AlignedBytes(workspace_bytes_) : workspace_bytes_;
-    const int64_t total_bytes = cudnn_bytes + wide_bytes_;
+    const int64_t total_bytes = cudnn_bytes + static_cast<int64_t>(sizeof(T)) * wide_count_;
     char* workspace = total_bytes > 0 ? static_cast<char*>(device.Workspace(total_bytes)) : nullptr;
+    T* wide = wide_ ? reinterpret_cast<T*>(workspace + cudnn_bytes) : nullptr;
     const typename Types::Scalar alpha = 1, beta = 0;
+    // The forward and filter passes read the activation, zero-padded into `wide` if uneven.
+    const void* activation = nullptr;
+    if constexpr (kPass != ConvPass::kBackwardData) {
+      activation = ctx.Input(arguments_.activation).raw();
+      if (wide_) {
+        PadKernel<T><<<BlockCount(wide_count_), kBlockSize, 0, device.cuda_stream()>>>(
+            crop_, wide_count_, static_cast<const T*>(activation), wide);
+        OF_CUDA_CHECK(cudaGetLastError());
+        activation = wide;
+      }
+    }
     if constexpr (kPass == ConvPass::kForward) {
       OF_CUDNN_CHECK(cudnnConvolutionForward(
-          handle, &alpha, x_desc_, ctx.Input(arguments_.activation).raw(), w_desc_,
-          ctx.Input(arguments_.weight).raw(), conv_desc_, forward_algorithm_, workspace,
-          workspace_bytes_, &beta, y_desc_, result));
+          handle, &alpha, x_desc_, activation, w_desc_, ctx.Input(arguments_.weight).raw(),
+          conv_desc_, forward_algorithm_, workspace, workspace_bytes_, &beta, y_desc_, result));
     } else if constexpr (kPass == ConvPass::kBackwardData) {
-      void* data_grad = wide_ ? static_cast<void*>(workspace + cudnn_bytes) : result;
+      void* data_grad = wide_ ? static_cast<void*>(wide) : result;
       OF_CUDNN_CHECK(cudnnConvolutionBackwardData(
           handle, &alpha, w_desc_, ctx.Input(arguments_.weight).raw(), y_desc_,
           ctx.Input(arguments_.output).raw(), conv_desc_, data_algorithm_, workspace,
@@ -271,9 +293,8 @@ class CudnnConvKernel final : public Kernel {
       }
     } else {
       OF_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-          handle, &alpha, x_desc_, ctx.Input(arguments_.activation).raw(), y_desc_,
-          ctx.Input(arguments_.output).raw(), conv_desc_, filter_algorithm_, workspace,
-          workspace_bytes_, &beta, w_desc_, result));
+          handle, &alpha, x_desc_, activation, y_desc_, ctx.Input(arguments_.output).raw(),
+          conv_desc_, filter_algorithm_, workspace, workspace_bytes_, &beta, w_desc_, result));
     }
   }
 
@@ -343,9 +364,9 @@ class CudnnConvKernel final : public Kernel {
   ConvArguments arguments_;
   bool empty_ = false;
   int64_t result_count_ = 0;
-  // The backward-data pass with uneven padding writes a wide result (see the constructor).
+  // Uneven padding: the passes work on a wide activation (see the constructor).
   bool wide_ = false;
-  int64_t wide_bytes_ = 0;
+  int64_t wide_count_ = 0;
   CropGeometry crop_;
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr;
   cudnnFilterDescriptor_t w_desc_ = nullptr;
