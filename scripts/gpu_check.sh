@@ -20,6 +20,9 @@
 #   GPU_CHECK_CTEST_DIR    where ctest runs (default: the build folder)
 #   GPU_CHECK_PYTHONPATH   where `import oneflow` comes from (default: python/ of this checkout)
 #   GPU_CHECK_PRETEND_MISSING  package names to treat as missing (checks the missing-deps path)
+#   GPU_CHECK_DEPS         folder of carried Debian packages (default .gpu-deps: made here by
+#                          scripts/gpu_deps.sh); when it holds .deb files they are unpacked into
+#                          a private prefix and the build uses them
 # Exit status: 0 when every stage passed, 1 when one failed, 2 when build dependencies are missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +74,7 @@ stage() {
     # A function of this script: `timeout` runs programs, so it runs in a bash that is given
     # this script's functions and settings.
     timeout -k 10 "$limit" bash -c "set -o pipefail; $(declare -f); $(declare -p python mode budget \
-      cores build_dir ctest_dir nvcc_path cmake_extra python_include 2>/dev/null); $*"
+      cores build_dir ctest_dir nvcc_path cmake_extra python_include build_python 2>/dev/null); $*"
   else
     timeout -k 10 "$limit" "$@"
   fi
@@ -127,6 +130,45 @@ EOF
 }
 stage environment 60 print_environment
 
+# ---------------------------------------------------------------- carried packages
+# The GPU machine has CUDA, CMake, Ninja and a Python but not the Debian libraries the build
+# links, and no network: scripts/gpu_deps.sh fetches them here, the device tool carries them, and
+# this unpacks them into a prefix of their own (never into /, which they could break). Their
+# pkg-config and CMake files name /usr: they are rewritten to the prefix. Postinst scripts do not
+# run, so OpenBLAS's alternatives are passed to CMake directly.
+deps_dir=${GPU_CHECK_DEPS:-$root/.gpu-deps}
+cmake_extra=()
+header_roots=(/usr/include /usr/local/include /usr/include/x86_64-linux-gnu
+              /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas)
+use_carried_packages() {
+  local prefix=/tmp/oneflow-gpu-deps deb
+  rm -rf "$prefix" && mkdir -p "$prefix" || return
+  for deb in "$deps_dir"/*.deb; do
+    if command -v dpkg >/dev/null; then
+      dpkg -x "$deb" "$prefix" || return
+    else  # a .deb is an ar archive holding data.tar.*
+      (cd "$prefix" && ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -x -a -f - 2>/dev/null \
+        || ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -xJ) || return
+    fi
+  done
+  find "$prefix" -name '*.pc' -exec sed -i \
+    -e "s|=/usr|=$prefix/usr|g" -e "s|-I/usr|-I$prefix/usr|g" -e "s|-L/usr|-L$prefix/usr|g" {} +
+  find "$prefix" -name '*.cmake' -exec sed -i "s|\"/usr/|\"$prefix/usr/|g" {} +
+  local lib=$prefix/usr/lib/x86_64-linux-gnu
+  export PATH="$prefix/usr/bin:$PATH"
+  export LD_LIBRARY_PATH="$lib:$lib/openblas-openmp:$prefix/usr/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PKG_CONFIG_PATH="$lib/pkgconfig:$prefix/usr/share/pkgconfig"
+  export CMAKE_PREFIX_PATH="$prefix/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  header_roots+=("$prefix/usr/include" "$prefix/usr/include/x86_64-linux-gnu"
+                 "$prefix/usr/include/x86_64-linux-gnu/openblas-openmp")
+  cmake_extra+=("-DOPENBLAS_INCLUDE_DIR=$prefix/usr/include/x86_64-linux-gnu/openblas-openmp"
+                "-DOPENBLAS_LIBRARY=$lib/openblas-openmp/libopenblas.so.0")
+  echo "carried packages: $(ls "$deps_dir"/*.deb | wc -l) unpacked into $prefix"
+}
+if compgen -G "$deps_dir/*.deb" >/dev/null; then
+  use_carried_packages || echo "carried packages: unpacking $deps_dir failed"
+fi
+
 # ---------------------------------------------------------------- build dependencies
 # Each Debian package the build needs (scripts/install_deps.sh) with a probe for what the build
 # uses from it, so that the same thing installed another way (pip's cmake, ninja or pybind11)
@@ -134,8 +176,7 @@ stage environment 60 print_environment
 python_include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 has_header() {  # has_header NAME: NAME under one of the usual include folders
   local folder
-  for folder in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu \
-                /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas; do
+  for folder in "${header_roots[@]}"; do
     [[ -e "$folder/$1" ]] && return 0
   done
   return 1
@@ -180,6 +221,24 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     echo "apt is not usable here (not root, no apt-get, or no network), so nothing was installed"
   fi
 fi
+# Without Python's headers or pybind11 the C++ library and its tests (every GPU kernel against
+# its CPU kernel, the GPU plans, NCCL) still build and run; only the Python stages are skipped.
+python_parts=(python3-dev pybind11-dev python3-numpy python3-pytest)
+build_python=ON
+python_missing=()
+for package in "${python_parts[@]}"; do
+  for i in "${!missing[@]}"; do
+    if [[ "${missing[$i]}" == "$package" ]]; then
+      python_missing+=("$package")
+      unset 'missing[i]'
+    fi
+  done
+done
+missing=("${missing[@]}")
+if [[ ${#python_missing[@]} -gt 0 ]]; then
+  build_python=OFF
+  echo "no Python build (missing ${python_missing[*]}): the C++ library and tests only"
+fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   record dependencies 0 "MISSING: ${missing[*]}"
   echo
@@ -196,14 +255,17 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   summary
   exit 2
 fi
-record dependencies 0 ok
+if [[ $build_python == ON ]]; then
+  record dependencies 0 ok
+else
+  record dependencies 0 "ok for C++ (no Python: ${python_missing[*]})"
+fi
 
 # ---------------------------------------------------------------- build
 # cuDNN and NCCL: CMake looks in the toolkit's folders (cmake/cuda.cmake); where they are not
 # there, the Python wheels (nvidia-cudnn-*, nvidia-nccl-*) that PyTorch uses are named
 # explicitly, and their lib/ folder goes on LD_LIBRARY_PATH for the tests.
 cuda_root=$(dirname "$(dirname "${nvcc_path:-/usr/local/cuda/bin/nvcc}")")
-cmake_extra=()
 wheel_library() {  # wheel_library NAME: "header_dir library" from the nvidia.NAME wheel, if any
   "$python" - "$1" <<'EOF'
 import glob, importlib.util, os, sys
@@ -247,7 +309,8 @@ fi
 build() {
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DONEFLOW_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc_path" \
-    -DPython3_EXECUTABLE="$python" -DONEFLOW_BUILD_TESTS=ON "${cmake_extra[@]}" || return
+    -DPython3_EXECUTABLE="$python" -DONEFLOW_BUILD_TESTS=ON -DONEFLOW_BUILD_PYTHON="$build_python" \
+    "${cmake_extra[@]}" || return
   cmake --build "$build_dir" --parallel "$cores" \
     ${GPU_CHECK_BUILD_TARGET:+--target "$GPU_CHECK_BUILD_TARGET"}
 }
@@ -268,7 +331,11 @@ print("cuda_info:", flow.sysconfig.cuda_info())
 print("gpus_in_use:", flow.sysconfig.gpus_in_use())
 EOF
 }
-stage import 60 import_check
+if [[ $build_python == ON ]]; then
+  stage import 60 import_check
+else
+  record import 0 "skipped (no Python build)"
+fi
 
 cpp_tests() {
   local log="$ctest_dir/gpu_check_ctest.log" status
@@ -284,20 +351,31 @@ cpp_tests() {
 }
 stage ctest 120 cpp_tests
 
-xdist=()
-python_has xdist && xdist=(-n "$workers")
-stage pytest_test_gpu 120 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
-# The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
-stage pytest_gpu_pass 150 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
-  --ignore=tests/python/test_gpu.py tests/python
+if [[ $build_python == ON ]]; then
+  xdist=()
+  python_has xdist && xdist=(-n "$workers")
+  stage pytest_test_gpu 120 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
+  # The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
+  stage pytest_gpu_pass 150 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
+    --ignore=tests/python/test_gpu.py tests/python
 
-# ---------------------------------------------------------------- benchmark
-left=$((budget - (SECONDS - started) - 20))
-if [[ $mode == gpu ]]; then
-  stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --budget "$left"
+  # -------------------------------------------------------------- benchmark
+  left=$((budget - (SECONDS - started) - 20))
+  if [[ $mode == gpu ]]; then
+    stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --budget "$left"
+  else
+    stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --device cpu --tiny \
+      --budget "$left"
+  fi
 else
-  stage gpu_benchmark 300 "$python" benchmarks/gpu_benchmark.py --device cpu --tiny \
-    --budget "$left"
+  for name in pytest_test_gpu pytest_gpu_pass gpu_benchmark; do
+    record "$name" 0 "skipped (no Python build)"
+  done
+  # PyTorch's side alone, as the baseline for a later run.
+  if [[ $mode == gpu ]]; then
+    stage torch_baseline 180 "$python" benchmarks/gpu_benchmark.py --torch-only \
+      --budget 170 --torch-timeout 80
+  fi
 fi
 
 summary
