@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <vector>
 
 #include "oneflow/comm/data_plane.h"
+#include "oneflow/common/data_type.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/blob.h"
+#include "oneflow/kernels/cuda/box_copy.h"
 
 namespace oneflow {
 
@@ -50,6 +53,90 @@ ncclDataType_t NcclDataType(DataType data_type) {
   }
   throw Error(ErrorKind::kNotImplemented)
       << "NCCL collectives of dtype " << DataTypeName(data_type) << " are not supported";
+}
+
+// The receive staging starts at this alignment after the send staging (NCCL and the copies are
+// fastest on aligned buffers).
+constexpr int64_t kStagingAlignment = 256;
+
+int64_t AlignUp(int64_t bytes) {
+  return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
+}
+
+// Send staging, then receive staging, in one workspace.
+int64_t WorkspaceBytes(const NcclCollectivePlan& plan, int64_t elem_size) {
+  if (plan.send_staging == 0 && plan.recv_staging == 0) { return 0; }
+  return AlignUp(plan.send_staging * elem_size) + plan.recv_staging * elem_size;
+}
+
+// The buffers of one rank's collective.
+struct Buffers {
+  const char* input = nullptr;
+  char* output = nullptr;
+  char* send_staging = nullptr;
+  char* recv_staging = nullptr;
+  int64_t elem_size = 0;
+
+  char* At(PlanBuffer buffer, int64_t offset) const {
+    char* base = nullptr;
+    switch (buffer) {
+      case PlanBuffer::kInput:
+        base = const_cast<char*>(input);
+        break;
+      case PlanBuffer::kOutput:
+        base = output;
+        break;
+      case PlanBuffer::kSendStaging:
+        base = send_staging;
+        break;
+      case PlanBuffer::kRecvStaging:
+        base = recv_staging;
+        break;
+    }
+    OF_CHECK(base != nullptr) << "NCCL plan names the " << PlanBufferName(buffer)
+                              << " buffer, which this collective does not have";
+    return base + offset * elem_size;
+  }
+};
+
+void RunCopies(const std::vector<BoxCopy>& copies, const Buffers& buffers, cudaStream_t stream) {
+  for (const BoxCopy& copy : copies) {
+    LaunchBoxCopy(buffers.elem_size, static_cast<int64_t>(copy.extent.size()), copy.extent.data(),
+                  buffers.At(copy.src, copy.src_base), copy.src_dims.data(), copy.src_begin.data(),
+                  buffers.At(copy.dst, copy.dst_base), copy.dst_dims.data(), copy.dst_begin.data(),
+                  stream);
+  }
+}
+
+// A rank's sends and receives, in one NCCL group so that they progress together (a blocking
+// send before its peer's receive would deadlock). The group is always closed, even when a call
+// in it fails.
+void SendAndReceive(const NcclCollectivePlan& plan, const Buffers& buffers,
+                    ncclDataType_t data_type, ncclComm_t comm, cudaStream_t stream) {
+  if (plan.sends.empty() && plan.recvs.empty()) { return; }
+  std::vector<const char*> sends;
+  std::vector<char*> recvs;
+  for (const PeerTransfer& send : plan.sends) {
+    sends.push_back(buffers.At(send.buffer, send.offset));
+  }
+  for (const PeerTransfer& recv : plan.recvs) {
+    recvs.push_back(buffers.At(recv.buffer, recv.offset));
+  }
+  OF_NCCL_CHECK(ncclGroupStart());
+  ncclResult_t status = ncclSuccess;
+  for (size_t i = 0; i < sends.size() && status == ncclSuccess; ++i) {
+    const PeerTransfer& send = plan.sends[i];
+    status = ncclSend(sends[i], static_cast<size_t>(send.count), data_type,
+                      static_cast<int>(send.peer), comm, stream);
+  }
+  for (size_t i = 0; i < recvs.size() && status == ncclSuccess; ++i) {
+    const PeerTransfer& recv = plan.recvs[i];
+    status = ncclRecv(recvs[i], static_cast<size_t>(recv.count), data_type,
+                      static_cast<int>(recv.peer), comm, stream);
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  OF_NCCL_CHECK(status);
+  OF_NCCL_CHECK(end);
 }
 
 bool IsGpuCollective(const TaskProto& task, int64_t machine_id) {
@@ -95,8 +182,12 @@ NcclCommunicator::NcclCommunicator(const Plan& plan, int64_t machine_id, DataPla
     Launch& launch = launches_[{collective.collective_id(), collective.rank()}];
     launch.comm = comms_.at({ranks, collective.rank()});
     launch.data_type = NcclDataType(logical.data_type);
-    launch.total = static_cast<size_t>(logical.shape.elem_count());
-    launch.part = launch.total / ranks.size();
+    launch.elem_size = SizeOf(logical.data_type);
+    launch.plan = PlanNcclCollective(collective.kind(), logical.shape, collective.src_sbp(),
+                                     collective.dst_sbp(), static_cast<int64_t>(ranks.size()),
+                                     collective.rank());
+    int64_t& workspace = workspace_bytes_[collective.rank_device(collective.rank())];
+    workspace = std::max(workspace, WorkspaceBytes(launch.plan, launch.elem_size));
   }
 }
 
@@ -106,8 +197,9 @@ void NcclCommunicator::Connect(const RankSet& ranks, int64_t machine_id, DataPla
   bool local_only = true;
   std::vector<int64_t> local_ranks;
   for (size_t rank = 0; rank < ranks.size(); ++rank) {
-    names += (names.empty() ? "" : ",") + std::to_string(ranks[rank].first) + ":" +
-             std::to_string(ranks[rank].second);
+    // (Appended piecewise: GCC 12 warns falsely, -Wrestrict, on `(cond ? "" : ",") + string`.)
+    if (!names.empty()) { names += ","; }
+    names += std::to_string(ranks[rank].first) + ":" + std::to_string(ranks[rank].second);
     local_only = local_only && ranks[rank].first == machine_id;
     if (ranks[rank].first == machine_id) { local_ranks.push_back(static_cast<int64_t>(rank)); }
   }
@@ -176,26 +268,51 @@ void NcclCommunicator::Enqueue(const CollectiveCall& call, const Done& done) {
                               << " was submitted from a thread that is not a GPU's";
   try {
     const Launch& launch = launches_.at({task.collective_id(), task.rank()});
+    const NcclCollectivePlan& plan = launch.plan;
     auto comm = static_cast<ncclComm_t>(launch.comm);
     const auto data_type = static_cast<ncclDataType_t>(launch.data_type);
-    const size_t total = launch.total;
-    const size_t part = launch.part;
     cudaStream_t stream = device->cuda_stream();
-    switch (task.kind()) {
-      case kAllReduce:
-        OF_NCCL_CHECK(
-            ncclAllReduce(call.input, call.output, total, data_type, ncclSum, comm, stream));
-        break;
-      case kReduceScatter:
-        OF_NCCL_CHECK(
-            ncclReduceScatter(call.input, call.output, part, data_type, ncclSum, comm, stream));
-        break;
-      case kAllGather:
-        OF_NCCL_CHECK(ncclAllGather(call.input, call.output, part, data_type, comm, stream));
-        break;
-      default:
-        OF_CHECK(false) << "no NCCL collective for " << CollectiveKindName(task.kind());
+    Buffers buffers;
+    buffers.input = static_cast<const char*>(call.input);
+    buffers.output = static_cast<char*>(call.output);
+    buffers.elem_size = launch.elem_size;
+    const int64_t workspace_bytes = workspace_bytes_.at(task.rank_device(task.rank()));
+    if (workspace_bytes > 0) {
+      // The largest staging of this GPU's collectives, so the workspace never grows (and
+      // synchronizes) after the first collective; this one's staging is at its start.
+      char* workspace = static_cast<char*>(device->Workspace(workspace_bytes));
+      if (plan.send_staging > 0) { buffers.send_staging = workspace; }
+      if (plan.recv_staging > 0) {
+        buffers.recv_staging = workspace + AlignUp(plan.send_staging * launch.elem_size);
+      }
     }
+    const void* send = plan.send_from_input ? buffers.input : buffers.send_staging;
+    void* recv = plan.recv_into_output ? buffers.output : buffers.recv_staging;
+    const auto count = static_cast<size_t>(plan.chunk);
+    OF_CHECK(count == 0 || (send != nullptr && recv != nullptr))
+        << NcclPrimitiveName(plan.primitive) << " of collective " << task.collective_id()
+        << " rank " << task.rank() << " has no buffer: " << plan.ToString();
+    RunCopies(plan.pack, buffers, stream);
+    // A zero chunk is zero on every rank (the plans agree): nothing to call.
+    switch (plan.primitive) {
+      case NcclPrimitive::kAllReduce:
+        if (count > 0) {
+          OF_NCCL_CHECK(ncclAllReduce(send, recv, count, data_type, ncclSum, comm, stream));
+        }
+        break;
+      case NcclPrimitive::kReduceScatter:
+        if (count > 0) {
+          OF_NCCL_CHECK(ncclReduceScatter(send, recv, count, data_type, ncclSum, comm, stream));
+        }
+        break;
+      case NcclPrimitive::kAllGather:
+        if (count > 0) { OF_NCCL_CHECK(ncclAllGather(send, recv, count, data_type, comm, stream)); }
+        break;
+      case NcclPrimitive::kSendRecv:
+        SendAndReceive(plan, buffers, data_type, comm, stream);
+        break;
+    }
+    RunCopies(plan.unpack, buffers, stream);
   } catch (...) {
     done(std::current_exception());
     return;

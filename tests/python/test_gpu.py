@@ -4,6 +4,7 @@ GPUs in use (flow.sysconfig.gpus_in_use() > 0: a CUDA build, a GPU, ONEFLOW_GPU=
 skipped, and counted as skipped, otherwise. The op checker's GPU pass (op_checker.py) covers
 each op's kernels; the copies between host and GPU memory (the copy_hd op) are in every job."""
 import os
+import re
 
 import numpy as np
 import pytest
@@ -111,3 +112,59 @@ def test_ops_without_a_gpu_kernel_run_on_the_host():
     np.testing.assert_array_equal(np.sort(rows, axis=0), np.sort(np.maximum(x, 0), axis=0))
     order = [int(np.flatnonzero((np.maximum(x, 0) == row).all(axis=1))[0]) for row in rows]
     assert sorted(order) == list(range(6))
+
+
+UNITS = 5  # over 2 devices: 3 + 2 columns, an uneven split
+
+
+def model_parallel_losses(device, tmp_path, monkeypatch, steps=5):
+    """Trains a model-parallel classifier on devices 0:0-1 of `device`: the whole batch on both
+    (broadcast), the hidden layer's weight split along its units (S(1)), the logits' weight
+    split along the classes (S(1): 3 + 2 columns). The compiler boxes with all-gathers (S(1) ->
+    B of the logits' weight, uneven), all-to-alls (S(1) -> S(0) and back) and reduce-scatters
+    (P -> S(0), P -> S(1)) of activations and gradients. Returns the losses and the names of the
+    TaskGraph's boxing nodes."""
+    flow.clear_default_session()
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("ONEFLOW_DEBUG_DIR", str(tmp_path))
+    split = flow.distribute.split
+
+    @flow.global_function(type="train")
+    def model_parallel(x: tp.Numpy.Placeholder((BATCH, FEATURES), batch_axis=None),
+                       labels: tp.Numpy.Placeholder((BATCH,), dtype=flow.int32, batch_axis=None)
+                       ) -> tp.Numpy:
+        with flow.scope.placement(device, "0:0-1"):
+            w1 = flow.get_variable("w1", shape=(FEATURES, HIDDEN), distribute=split(1),
+                                   initializer=flow.random_uniform_initializer(-0.3, 0.3, seed=1))
+            hidden = flow.math.relu(flow.matmul(x, w1, name="hidden"))
+            w2 = flow.get_variable("w2", shape=(HIDDEN, UNITS), distribute=split(1),
+                                   initializer=flow.random_uniform_initializer(-0.3, 0.3, seed=2))
+            logits = flow.matmul(hidden, w2, name="logits")
+            loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                               momentum=0.9).minimize(loss)
+        return loss
+
+    points, labels = dataset()
+    losses = [float(model_parallel(points, labels % UNITS).mean()) for _ in range(steps)]
+    task_graph = (tmp_path / "task_graph_model_parallel.prototxt").read_text()
+    flow.clear_default_session()
+    # Part 0 of each boxing node ("@0"; copies are named by device, "@0:0").
+    return losses, sorted(set(re.findall(r'name: "(\w+\([^"]*\))@0[":]', task_graph)))
+
+
+def test_model_parallel_gpus_box_with_nccl_as_cpus_do(tmp_path, monkeypatch):
+    if flow.sysconfig.gpus_in_use() < 2:
+        pytest.skip("model parallelism over GPUs 0:0-1 needs 2 GPUs in use, found %d"
+                    % flow.sysconfig.gpus_in_use())
+    cpu, cpu_boxing = model_parallel_losses("cpu", tmp_path / "cpu", monkeypatch)
+    gpu, gpu_boxing = model_parallel_losses("gpu", tmp_path / "gpu", monkeypatch)
+    # The conversions that the CPU devices do with collectives are NCCL collectives on the GPUs
+    # (no GPU blob goes through host memory for them).
+    collectives = [name for name in cpu_boxing if re.match(r"(all_|reduce_)", name)]
+    assert any(name.startswith("all_gather(") for name in collectives), cpu_boxing
+    for name in collectives:
+        assert "nccl_" + name in gpu_boxing, (name, gpu_boxing)
+    assert not [name for name in gpu_boxing if re.match(r"(all_|reduce_)", name)], gpu_boxing
+    assert cpu[-1] < cpu[0], cpu
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)

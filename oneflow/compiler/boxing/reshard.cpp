@@ -1,6 +1,7 @@
 #include "oneflow/compiler/boxing/reshard.h"
 
 #include "oneflow/comm/communicator.h"
+#include "oneflow/comm/nccl_collective_plan.h"
 #include "oneflow/common/error.h"
 #include "oneflow/framework/attr.h"
 #include "oneflow/framework/op_conf_util.h"
@@ -57,24 +58,27 @@ class Resharder {
         src_sbp_(Normalized(src)),
         dst_sbp_(Normalized(dst)) {}
 
-  // GPU blobs on the same GPUs (of any machines): an NCCL collective where NCCL's layout is ours
-  // (whole buffers, or even splits along axis 0); false when the host must box the blob.
+  // GPU blobs on the same GPUs (of any machines): every conversion that communicates is an NCCL
+  // collective on the GPUs, whatever the split axes and however uneven (the communicator packs
+  // parts into NCCL's equal chunks: nccl_collective_plan.h). False for the local conversions
+  // (B -> S, B -> P, S -> P) and split blobs of more axes than the GPU's box copies index, which
+  // the host boxes.
   bool NcclCollective(std::vector<int64_t>* nodes) {
     if (!SameDevices(src_, dst_) || Count(src_) < 2) { return false; }
-    const auto even_split_0 = [&](const SbpParallel& sbp) {
-      return sbp.has_split_parallel() && sbp.split_parallel().axis() == 0 &&
-             logical_.shape.num_axes() > 0 && logical_.shape.At(0) % Count(src_) == 0;
-    };
     CollectiveKind kind = kInvalidCollective;
     if (src_sbp_.has_partial_sum_parallel() && dst_sbp_.has_broadcast_parallel()) {
       kind = kAllReduce;
-    } else if (src_sbp_.has_partial_sum_parallel() && even_split_0(dst_sbp_)) {
+    } else if (src_sbp_.has_partial_sum_parallel() && dst_sbp_.has_split_parallel()) {
       kind = kReduceScatter;
-    } else if (even_split_0(src_sbp_) && dst_sbp_.has_broadcast_parallel()) {
+    } else if (src_sbp_.has_split_parallel() && dst_sbp_.has_broadcast_parallel()) {
       kind = kAllGather;
+    } else if (src_sbp_.has_split_parallel() && dst_sbp_.has_split_parallel()) {
+      kind = kAllToAll;
     } else {
       return false;
     }
+    const int64_t axes = logical_.shape.num_axes();
+    if (kind != kAllReduce && (axes < 1 || axes > kMaxBoxCopyAxes)) { return false; }
     *nodes = Collective(kind, /*on_gpu=*/true);
     return true;
   }

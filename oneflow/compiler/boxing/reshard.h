@@ -14,8 +14,11 @@
 //     sums).
 // GPU memory: a blob that changes only between host and GPU memory gets a copy node per device
 // (H2D or D2H, on the GPU); GPU parts on the same GPU are read directly; on the same GPUs (of any
-// machines), P -> B, P -> S(0) and S(0) -> B (even splits) are NCCL collectives on the GPUs; any
-// other conversion of a GPU blob goes to host memory, is done there as above, and comes back.
+// machines), the conversions that communicate are NCCL collectives on the GPUs, for any split
+// axis and uneven splits too (P -> B all-reduce, P -> S reduce-scatter, S -> B all-gather,
+// S(i) -> S(j) grouped send/recv; comm/nccl_communicator.h); the local conversions (B -> S,
+// B -> P, S -> P) and conversions between different GPUs go to host memory, are done there as
+// above, and come back.
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,6 @@
 // Ops on GPUs in the TaskGraph and the Plan: which ops resolve to GPUs, the copy nodes where
-// blobs cross between host and GPU memory, GPU blobs boxed through host memory, the threads and
+// blobs cross between host and GPU memory, the NCCL collectives among the same GPUs (any split
+// axis, uneven splits, split to split), GPU blobs boxed through host memory, the threads and
 // memory cases of the Plan. Runs without a GPU: only the compiler is exercised, and op types
 // without a real GPU kernel in this build get a stand-in that is never run.
 #include <gtest/gtest.h>
@@ -167,32 +168,40 @@ TEST_F(GpuPlanTest, PlanPutsGpuTasksOnGpuThreadsWithDeviceAndPinnedMemory) {
   EXPECT_EQ(copies, 2);
 }
 
-TEST_F(GpuPlanTest, GpuBlobsAreBoxedInHostMemory) {
-  // 5 rows split unevenly over 2 GPUs: NCCL's all-gather cannot gather 3 + 2 rows.
-  JobBuildContext job(test::MakeJobConf("box", false), Gpus(2));
+TEST_F(GpuPlanTest, GpuBlobsOnOtherGpusAreBoxedInHostMemory) {
+  // 5 rows split over GPUs 0-1, then over GPUs 0-2: not one rank set, so no NCCL collective.
+  JobBuildContext job(test::MakeJobConf("box", false), Gpus(3));
   const std::string x = test::AddInput(job, "x", Shape({5, 5}), kFloat, "0:0-1");
   const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), "S(0)");
-  Identity(job, "second", first, GpuPlacement("0:0-1"), "B");
+  Identity(job, "second", first, GpuPlacement("0:0-2"), "S(0)");
   int64_t collectives = 0;
-  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(2));
-  for (int64_t id = 0; id < 2; ++id) {
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(3));
+  for (int64_t id = 0; id < 3; ++id) {
     const TaskNode& second = NodeNamed(graph, "second@" + std::to_string(id));
     EXPECT_EQ(second.device_tag(), "gpu");
     const TaskNode& h2d = InputNode(graph, second);
     ASSERT_EQ(h2d.type(), kCopyHdNode);
     EXPECT_EQ(Direction(h2d), "h2d");
     EXPECT_EQ(h2d.device_id(), id);
-    // S(0) -> B is an all-gather, run by the host on the parts copied out of each GPU.
-    const TaskNode& gather = InputNode(graph, h2d);
-    EXPECT_EQ(gather.type(), kCollectiveNode);
-    EXPECT_NE(gather.device_tag(), "gpu");
-    const TaskNode& d2h = InputNode(graph, gather);
+    // Each part of the target is assembled by the host from the parts copied out of the GPUs.
+    const TaskNode& boxing = InputNode(graph, h2d);
+    EXPECT_EQ(boxing.type(), kSliceBoxingNode);
+    EXPECT_NE(boxing.device_tag(), "gpu");
+    const TaskNode& d2h = InputNode(graph, boxing);
     EXPECT_EQ(Direction(d2h), "d2h");
-    EXPECT_EQ(InputNode(graph, d2h).name(), "first@" + std::to_string(id));
-    // The copies hold one part each: 3 and 2 of the 5 rows.
-    EXPECT_EQ(Shape(d2h.exec().argument_blob_desc().at("out_0").shape()),
+  }
+  // The copies out of the GPUs hold one part each: 3 and 2 of the 5 rows.
+  int copies_out = 0;
+  for (const TaskNode& node : graph.node()) {
+    if (node.type() != kCopyHdNode || Direction(node) != "d2h") { continue; }
+    ++copies_out;
+    const int64_t id = node.device_id();
+    EXPECT_EQ(InputNode(graph, node).name(), "first@" + std::to_string(id));
+    EXPECT_EQ(Shape(node.exec().argument_blob_desc().at("out_0").shape()),
               Shape({id == 0 ? 3 : 2, 5}));
   }
+  EXPECT_EQ(copies_out, 2);
+  EXPECT_EQ(Count(graph, kCollectiveNode), 0);
 }
 
 TEST_F(GpuPlanTest, SameLayoutOnTheSameGpusIsReadDirectly) {
@@ -327,14 +336,95 @@ TEST(GpuCollectives, EvenSplitsOnGpusAreGatheredByNccl) {
   EXPECT_EQ(gather.collective().kind(), kAllGather);
 }
 
-TEST(GpuCollectives, UnevenOrOtherAxisSplitsAreBoxedOnTheHost) {
-  // 5 rows do not split evenly over 2 GPUs: NCCL's reduce-scatter cannot give 3 + 2 rows.
-  for (const auto& [to, shape] : {std::make_pair(std::string("S(0)"), Shape({5, 4})),
-                                  std::make_pair(std::string("S(1)"), Shape({6, 4}))}) {
-    const TaskGraphProto graph = PartialSumOnGpus(to, shape);
-    const TaskNode& h2d = InputNode(graph, NodeNamed(graph, "second@0"));
-    EXPECT_EQ(Direction(h2d), "h2d") << to;
-    EXPECT_NE(InputNode(graph, h2d).device_tag(), "gpu") << to;
+// first (`from` on GPUs 0-1) -> second (`to` on GPUs 0-1).
+TaskGraphProto OnTwoGpus(const std::string& from, const std::string& to, const Shape& shape) {
+  EnsureGpuKernel("identity", kFloat);
+  JobBuildContext job(test::MakeJobConf("nccl", false), Gpus(2));
+  const std::string x = test::AddInput(job, "x", shape, kFloat, "0:0-1");
+  const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), from);
+  Identity(job, "second", first, GpuPlacement("0:0-1"), to);
+  int64_t collectives = 0;
+  return BuildTaskGraph(job.job(), &collectives, Gpus(2));
+}
+
+TEST(GpuCollectives, AnyAxisAndUnevenSplitsAreNcclCollectives) {
+  // Other axes than 0, uneven splits and split-to-split: packed into NCCL's chunks by the
+  // communicator (nccl_collective_plan.h), so the blob never leaves the GPUs.
+  struct Case {
+    std::string from;
+    std::string to;
+    Shape shape;
+    CollectiveKind kind;
+  };
+  for (const Case& c : {Case{"S(1)", "B", Shape({6, 4}), kAllGather},
+                        Case{"P", "S(1)", Shape({6, 4}), kReduceScatter},
+                        Case{"S(0)", "S(1)", Shape({6, 4}), kAllToAll},
+                        Case{"S(1)", "S(0)", Shape({5, 3}), kAllToAll},
+                        Case{"S(0)", "B", Shape({5, 5}), kAllGather},
+                        Case{"P", "S(0)", Shape({5, 4}), kReduceScatter},
+                        Case{"P", "S(2)", Shape({2, 3, 5}), kReduceScatter}}) {
+    const std::string what = c.from + "->" + c.to + " of " + c.shape.ToString();
+    const TaskGraphProto graph = OnTwoGpus(c.from, c.to, c.shape);
+    for (int64_t rank = 0; rank < 2; ++rank) {
+      const TaskNode& collective =
+          InputNode(graph, NodeNamed(graph, "second@" + std::to_string(rank)));
+      ASSERT_EQ(collective.type(), kCollectiveNode) << what;
+      EXPECT_EQ(collective.device_tag(), "gpu") << what;
+      EXPECT_EQ(collective.device_id(), rank) << what;
+      EXPECT_EQ(collective.collective().kind(), c.kind) << what;
+      EXPECT_EQ(collective.collective().rank(), rank) << what;
+      EXPECT_EQ(InputNode(graph, collective).name(), "first@" + std::to_string(rank)) << what;
+    }
+    // Nothing else reads the GPU parts: no copy to the host, no slice boxing.
+    for (const TaskNode& node : graph.node()) {
+      for (const auto& input : node.input()) {
+        if (graph.node(input.second.node_id()).name().rfind("first@", 0) != 0) { continue; }
+        EXPECT_EQ(node.type(), kCollectiveNode) << what << ": " << node.name();
+        EXPECT_EQ(node.device_tag(), "gpu") << what << ": " << node.name();
+      }
+    }
+  }
+}
+
+TEST(GpuCollectives, UnevenAndAllToAllOutputsHaveTheirPartsShape) {
+  // The runtime allocates each rank's output register from the plan: its part of the target.
+  for (const auto& [from, to] : {std::make_pair(std::string("S(0)"), std::string("S(1)")),
+                                 std::make_pair(std::string("S(1)"), std::string("B")),
+                                 std::make_pair(std::string("P"), std::string("S(0)"))}) {
+    EnsureGpuKernel("identity", kFloat);
+    JobBuildContext job(test::MakeJobConf("nccl", false), Gpus(2));
+    const std::string x = test::AddInput(job, "x", Shape({5, 3}), kFloat, "0:0-1");
+    const std::string first = Identity(job, "first", x, GpuPlacement("0:0-1"), from);
+    Identity(job, "second", first, GpuPlacement("0:0-1"), to);
+    PlanOptions options;
+    options.resource = Gpus(2);
+    const Plan plan = BuildPlan({&job.job()}, options);
+    int collectives = 0;
+    for (const TaskProto& task : plan.task()) {
+      // (x, on the host, is boxed there for `first`.)
+      if (task.task_type() != kCollective || task.device_tag() != "gpu") { continue; }
+      ++collectives;
+      EXPECT_EQ(task.device_tag(), "gpu");
+      const CollectiveTaskProto& collective = task.collective();
+      const RegstDescProto& out = task.produced_regst_desc(0);
+      ASSERT_EQ(out.blob_size(), 1);
+      EXPECT_EQ(out.memory_case().kind(), kDeviceMemory);
+      EXPECT_EQ(Shape(out.blob(0).blob_desc().shape()),
+                PhysicalShape(Shape({5, 3}), SbpFromString(to), collective.rank(), 2))
+          << from << "->" << to;
+    }
+    EXPECT_EQ(collectives, 2) << from << "->" << to;
+  }
+}
+
+TEST(GpuCollectives, LocalConversionsOfGpuBlobsAreBoxedOnTheHost) {
+  // B -> S needs no communication: each GPU's part is a slice of its own copy, cut on the host.
+  const TaskGraphProto graph = OnTwoGpus("B", "S(1)", Shape({6, 4}));
+  const TaskNode& h2d = InputNode(graph, NodeNamed(graph, "second@0"));
+  EXPECT_EQ(Direction(h2d), "h2d");
+  EXPECT_EQ(InputNode(graph, h2d).type(), kSliceBoxingNode);
+  for (const TaskNode& node : graph.node()) {
+    if (node.type() == kCollectiveNode) { EXPECT_NE(node.device_tag(), "gpu") << node.name(); }
   }
 }
 
@@ -344,7 +434,7 @@ TEST(GpuCollectives, CollectiveIdsFollowTheBoxingOrder) {
   JobBuildContext job(test::MakeJobConf("two", false), Gpus(2));
   const std::string x = test::AddInput(job, "x", Shape({4, 4}), kFloat, "0:0-1");
   std::string blob = x;
-  for (const std::string& name : {"a", "b", "c", "d"}) {
+  for (const char* name : {"a", "b", "c", "d"}) {
     blob = Identity(job, name, blob, GpuPlacement("0:0-1"), name[0] % 2 ? "P" : "B");
   }
   int64_t collectives = 0;
