@@ -341,8 +341,8 @@ cpp_tests() {
   local log="$ctest_dir/gpu_check_ctest.log" status
   ctest --test-dir "$ctest_dir" -j "$cores" --timeout 120 --output-on-failure >"$log" 2>&1
   status=$?
-  echo "GPU tests (names with Cuda or Gpu):"
-  grep -E 'Test +#[0-9]+: [^ ]*(Cuda|Gpu)' "$log" | sed 's/^ */  /'
+  echo "GPU tests (names with Cuda, Gpu, BoxCopy or Nccl):"
+  grep -E 'Test +#[0-9]+: [^ ]*(Cuda|Gpu|BoxCopy|Nccl)' "$log" | sed 's/^ */  /'
   echo "failed or not run:"
   sed -n '/The following tests FAILED/,$p' "$log" | sed 's/^/  /'
   grep -E 'tests passed|Total Test time' "$log"

@@ -363,11 +363,14 @@ std::vector<int64_t> Reshard(TaskGraph& graph, const std::string& lbn, const Blo
 }
 
 std::string LayoutToString(const BlobLayout& layout) {
-  std::string text;
-  for (const DeviceId& device : layout.devices) {
-    text += (text.empty() ? "" : ",") + DeviceText(device);
+  std::string text = layout.on_gpu ? "gpu " : "";
+  for (size_t i = 0; i < layout.devices.size(); ++i) {
+    if (i > 0) { text += ','; }
+    text += DeviceText(layout.devices[i]);
   }
-  return (layout.on_gpu ? "gpu " : "") + text + " " + SbpToString(Normalized(layout));
+  text += ' ';
+  text += SbpToString(Normalized(layout));
+  return text;
 }
 
 }  // namespace oneflow
