@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "oneflow/common/error.h"
 #include "proto/data_type.pb.h"
 
 namespace oneflow {
@@ -38,7 +39,9 @@ auto SwitchDataType(DataType data_type, Functor&& functor) {
     case kUInt8: return functor.template operator()<uint8_t>();
     default: break;
   }
-  return functor.template operator()<float>();
+  // float16 (GPU kernels only) and unknown values: no host type to compute in.
+  throw Error(ErrorKind::kNotImplemented)
+      << "no host computation for dtype " << DataTypeName(data_type);
 }
 
 }  // namespace oneflow

@@ -83,6 +83,18 @@ class Resharder {
     return true;
   }
 
+  // GPU blobs on the same GPUs whose conversion needs no communication (B -> S, B -> P, S -> P):
+  // each GPU converts its own part with a slice_boxing node on the GPU; false otherwise.
+  bool LocalConversionOnGpu(std::vector<int64_t>* nodes) {
+    if (!SameDevices(src_, dst_) || src_sbp_.has_partial_sum_parallel()) { return false; }
+    const bool local = src_sbp_.has_broadcast_parallel() ||
+                       (src_sbp_.has_split_parallel() && dst_sbp_.has_partial_sum_parallel());
+    if (!local || logical_.shape.num_axes() > kMaxBoxCopyAxes) { return false; }
+    on_gpu_ = true;
+    *nodes = LocalConversion();
+    return true;
+  }
+
   std::vector<int64_t> Run() {
     if (SameDevices(src_, dst_) && SameSbp(src_sbp_, dst_sbp_)) { return src_nodes_; }
     std::vector<int64_t> direct;
@@ -221,6 +233,7 @@ class Resharder {
     const std::string name = "slice_boxing(" + lbn_ + " " + LayoutToString(src_) + "->" +
                              LayoutToString(dst_) + ")@" + std::to_string(dst_id);
     TaskNode* node = graph_.AddNode(kSliceBoxingNode, device.machine, device.device, name);
+    if (on_gpu_) { node->set_device_tag("gpu"); }
     std::vector<int64_t> in_slices;
     std::vector<int64_t> out_values;
     AppendSlice(&out_values, out_slice);
@@ -246,7 +259,7 @@ class Resharder {
                             .Attr("zero_fill", assembly.zero_fill)
                             .Build();
     (*conf.mutable_output())["out"].add_value(lbn_);
-    conf.mutable_placement()->set_device_tag("cpu");
+    conf.mutable_placement()->set_device_tag(on_gpu_ ? "gpu" : "cpu");
     conf.mutable_placement()->add_device_name(DeviceText(device));
     *exec->mutable_op_conf() = conf;
     (*exec->mutable_argument_blob_desc())["out_0"] =
@@ -264,6 +277,7 @@ class Resharder {
   const BlobLayout& dst_;
   SbpParallel src_sbp_;
   SbpParallel dst_sbp_;
+  bool on_gpu_ = false;  // slice_boxing nodes on the GPUs (LocalConversionOnGpu)
 };
 
 }  // namespace
@@ -347,7 +361,8 @@ std::vector<int64_t> Reshard(TaskGraph& graph, const std::string& lbn, const Blo
     if (same_layout) { return src_nodes; }
     std::vector<int64_t> direct;
     if (SameDeviceParts(logical, src, src_nodes, dst, &direct)) { return direct; }
-    if (Resharder(graph, lbn, logical, src, src_nodes, dst).NcclCollective(&direct)) {
+    if (Resharder(graph, lbn, logical, src, src_nodes, dst).NcclCollective(&direct) ||
+        Resharder(graph, lbn, logical, src, src_nodes, dst).LocalConversionOnGpu(&direct)) {
       return direct;
     }
   }

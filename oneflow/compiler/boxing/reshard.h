@@ -17,8 +17,8 @@
 // machines), the conversions that communicate are NCCL collectives on the GPUs, for any split
 // axis and uneven splits too (P -> B all-reduce, P -> S reduce-scatter, S -> B all-gather,
 // S(i) -> S(j) grouped send/recv; comm/nccl_communicator.h); the local conversions (B -> S,
-// B -> P, S -> P) and conversions between different GPUs go to host memory, are done there as
-// above, and come back.
+// B -> P, S -> P) are slice-boxing nodes on each GPU; conversions between different GPUs go to
+// host memory, are done there as above, and come back.
 
 #include <cstdint>
 #include <string>

@@ -417,14 +417,33 @@ TEST(GpuCollectives, UnevenAndAllToAllOutputsHaveTheirPartsShape) {
   }
 }
 
-TEST(GpuCollectives, LocalConversionsOfGpuBlobsAreBoxedOnTheHost) {
-  // B -> S needs no communication: each GPU's part is a slice of its own copy, cut on the host.
-  const TaskGraphProto graph = OnTwoGpus("B", "S(1)", Shape({6, 4}));
-  const TaskNode& h2d = InputNode(graph, NodeNamed(graph, "second@0"));
-  EXPECT_EQ(Direction(h2d), "h2d");
-  EXPECT_EQ(InputNode(graph, h2d).type(), kSliceBoxingNode);
-  for (const TaskNode& node : graph.node()) {
-    if (node.type() == kCollectiveNode) { EXPECT_NE(node.device_tag(), "gpu") << node.name(); }
+TEST(GpuCollectives, LocalConversionsOfGpuBlobsAreSliceBoxingOnEachGpu) {
+  // B -> S, B -> P and S -> P need no communication: each GPU converts its own part, on the GPU.
+  for (const auto& [from, to] : {std::make_pair(std::string("B"), std::string("S(1)")),
+                                 std::make_pair(std::string("B"), std::string("P")),
+                                 std::make_pair(std::string("S(0)"), std::string("P"))}) {
+    const std::string what = from + "->" + to;
+    const TaskGraphProto graph = OnTwoGpus(from, to, Shape({6, 4}));
+    for (int64_t rank = 0; rank < 2; ++rank) {
+      const TaskNode& boxing = InputNode(graph, NodeNamed(graph, "second@" + std::to_string(rank)));
+      ASSERT_EQ(boxing.type(), kSliceBoxingNode) << what;
+      EXPECT_EQ(boxing.device_tag(), "gpu") << what;
+      EXPECT_EQ(boxing.device_id(), rank) << what;
+      EXPECT_EQ(boxing.exec().op_conf().placement().device_tag(), "gpu") << what;
+      EXPECT_FALSE(boxing.exec().op_conf().attr().at("sum").bool_value()) << what;
+      if (from == "B" && to == "P" && rank == 1) {
+        EXPECT_EQ(boxing.input_size(), 0) << what;  // zeros: the value is on GPU 0
+      } else {
+        EXPECT_EQ(InputNode(graph, boxing).name(), "first@" + std::to_string(rank)) << what;
+      }
+    }
+    for (const TaskNode& node : graph.node()) {
+      for (const auto& input : node.input()) {
+        if (graph.node(input.second.node_id()).name().rfind("first@", 0) != 0) { continue; }
+        EXPECT_EQ(node.device_tag(), "gpu") << what << ": " << node.name();
+        EXPECT_NE(node.type(), kCopyHdNode) << what << ": " << node.name();
+      }
+    }
   }
 }
 
