@@ -36,21 +36,54 @@ __host__ __device__ constexpr bool IsRmsProp(Optimizer o) {
   return o == Optimizer::kRmsProp || o == Optimizer::kCenteredRmsProp;
 }
 
-// Everything one update needs; optional device inputs are null when absent.
+// What every update reads: the model, its gradient, the optional device inputs (null when
+// absent) and the regularization attributes. Passed to the kernels by value.
 template <typename T>
-struct UpdateArgs {
+struct UpdateInputs {
   using C = ComputeType<T>;
   int64_t n = 0;
   T* model = nullptr;
   const T* diff = nullptr;
-  T* state0 = nullptr;  // momentum, Adam's m, RMSProp's mean_square or Adagrad's sum
-  T* state1 = nullptr;  // Adam's v or centred RMSProp's mean_gradient
+  T* state0 = nullptr;  // the optimizer's first state (momentum, m, mean_square, sum)
+  T* state1 = nullptr;  // its second state (v, mean_gradient)
   const float* learning_rate = nullptr;
   const int64_t* train_step = nullptr;
   const float* scale_by_tensor = nullptr;
   const int64_t* skip_if = nullptr;
   double scale = 1.0;
   C l1 = 0, l2 = 0, weight_decay = 0;
+};
+
+template <typename T>
+void ReadUpdateAttrs(const KernelInitContext& ctx, UpdateInputs<T>* a) {
+  using C = ComputeType<T>;
+  a->scale = ctx.Attr<double>("scale");
+  a->l1 = static_cast<C>(ctx.Attr<double>("l1"));
+  a->l2 = static_cast<C>(ctx.Attr<double>("l2"));
+  a->weight_decay = static_cast<C>(ctx.Attr<double>("weight_decay"));
+}
+
+// The model, its gradient and the optional inputs of this call; false for an empty model.
+template <typename T>
+bool ReadUpdateInputs(KernelContext& ctx, UpdateInputs<T>* a) {
+  a->n = ctx.Input("model").elem_count();
+  if (a->n == 0) { return false; }
+  a->model = ctx.MutableInput("model").mut_data<T>();
+  a->diff = ctx.Input("model_diff").data<T>();
+  a->learning_rate = ctx.Input("learning_rate").data<float>();
+  if (ctx.HasInput("train_step")) { a->train_step = ctx.Input("train_step").data<int64_t>(); }
+  if (ctx.HasInput("scale_by_tensor")) {
+    a->scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
+  }
+  if (ctx.HasInput("skip_if")) { a->skip_if = ctx.Input("skip_if").data<int64_t>(); }
+  return true;
+}
+
+// Everything one update needs. state0: momentum, Adam's m, RMSProp's mean_square or Adagrad's
+// sum; state1: Adam's v or centred RMSProp's mean_gradient.
+template <typename T>
+struct UpdateArgs : UpdateInputs<T> {
+  using C = ComputeType<T>;
   C beta = 0;  // momentum's beta, or Adam's beta1
   double beta1 = 0, beta2 = 0;
   C epsilon = 0;
@@ -124,10 +157,7 @@ class UpdateGpuKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
   explicit UpdateGpuKernel(const KernelInitContext& ctx) {
-    args_.scale = ctx.Attr<double>("scale");
-    args_.l1 = static_cast<C>(ctx.Attr<double>("l1"));
-    args_.l2 = static_cast<C>(ctx.Attr<double>("l2"));
-    args_.weight_decay = static_cast<C>(ctx.Attr<double>("weight_decay"));
+    ReadUpdateAttrs(ctx, &args_);
     if constexpr (kOptimizer == Optimizer::kMomentum) {
       args_.beta = static_cast<C>(ctx.Attr<double>("beta"));
     }
@@ -151,16 +181,7 @@ class UpdateGpuKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     UpdateArgs<T> a = args_;
-    a.n = ctx.Input("model").elem_count();
-    if (a.n == 0) { return; }
-    a.model = ctx.MutableInput("model").mut_data<T>();
-    a.diff = ctx.Input("model_diff").data<T>();
-    a.learning_rate = ctx.Input("learning_rate").data<float>();
-    if (ctx.HasInput("train_step")) { a.train_step = ctx.Input("train_step").data<int64_t>(); }
-    if (ctx.HasInput("scale_by_tensor")) {
-      a.scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
-    }
-    if (ctx.HasInput("skip_if")) { a.skip_if = ctx.Input("skip_if").data<int64_t>(); }
+    if (!ReadUpdateInputs(ctx, &a)) { return; }
     if constexpr (kOptimizer == Optimizer::kMomentum) {
       a.state0 = ctx.MutableInput("momentum").mut_data<T>();
     }
@@ -218,20 +239,10 @@ enum class NormOptimizer { kLamb, kLars };
 
 constexpr int kMaxNormBlocks = 1024;
 
+// state0: LAMB's m or LARS's momentum; state1: LAMB's v.
 template <typename T>
-struct NormUpdateArgs {
+struct NormUpdateArgs : UpdateInputs<T> {
   using C = ComputeType<T>;
-  int64_t n = 0;
-  T* model = nullptr;
-  const T* diff = nullptr;
-  T* state0 = nullptr;  // LAMB's m, LARS's momentum
-  T* state1 = nullptr;  // LAMB's v
-  const float* learning_rate = nullptr;
-  const int64_t* train_step = nullptr;
-  const float* scale_by_tensor = nullptr;
-  const int64_t* skip_if = nullptr;
-  double scale = 1.0;
-  C l1 = 0, l2 = 0, weight_decay = 0;
   double beta1 = 0, beta2 = 0;  // LAMB
   C epsilon = 0;                // LAMB (added to v / (1 - b2^t) in the compute type)
   C momentum_beta = 0;          // LARS
@@ -396,10 +407,7 @@ class NormScaledUpdateGpuKernel final : public Kernel {
  public:
   using C = ComputeType<T>;
   explicit NormScaledUpdateGpuKernel(const KernelInitContext& ctx) {
-    args_.scale = ctx.Attr<double>("scale");
-    args_.l1 = static_cast<C>(ctx.Attr<double>("l1"));
-    args_.l2 = static_cast<C>(ctx.Attr<double>("l2"));
-    args_.weight_decay = static_cast<C>(ctx.Attr<double>("weight_decay"));
+    ReadUpdateAttrs(ctx, &args_);
     if constexpr (kOptimizer == NormOptimizer::kLamb) {
       args_.beta1 = ctx.Attr<double>("beta1");
       args_.beta2 = ctx.Attr<double>("beta2");
@@ -413,16 +421,7 @@ class NormScaledUpdateGpuKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     NormUpdateArgs<T> a = args_;
-    a.n = ctx.Input("model").elem_count();
-    if (a.n == 0) { return; }
-    a.model = ctx.MutableInput("model").mut_data<T>();
-    a.diff = ctx.Input("model_diff").data<T>();
-    a.learning_rate = ctx.Input("learning_rate").data<float>();
-    if (ctx.HasInput("train_step")) { a.train_step = ctx.Input("train_step").data<int64_t>(); }
-    if (ctx.HasInput("scale_by_tensor")) {
-      a.scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
-    }
-    if (ctx.HasInput("skip_if")) { a.skip_if = ctx.Input("skip_if").data<int64_t>(); }
+    if (!ReadUpdateInputs(ctx, &a)) { return; }
     if constexpr (kOptimizer == NormOptimizer::kLamb) {
       a.state0 = ctx.MutableInput("m").mut_data<T>();
       a.state1 = ctx.MutableInput("v").mut_data<T>();

@@ -133,11 +133,13 @@ struct Tolerance {
   double atol = 1e-6, rtol = 1e-5;
 };
 
-// Runs `conf` on the CPU and on the GPU with the same inputs and compares all
-// blobs after the run (integer blobs exactly).
-inline void CompareWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
-                    Tolerance tolerance = {}) {
-  SCOPED_TRACE(conf.op_type());
+// Every blob (outputs and inputs, which mutable inputs may have changed) after running `conf`
+// on the CPU and on the GPU with the same inputs.
+struct CpuAndGpuResults {
+  std::map<std::string, HostTensor> cpu, gpu;
+};
+inline CpuAndGpuResults RunOnCpuAndGpu(const OperatorConf& conf,
+                                       const std::map<std::string, HostTensor>& inputs) {
   std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
   DescMap input_descs;
   for (const auto& entry : inputs) {
@@ -151,10 +153,24 @@ inline void CompareWithCpu(const OperatorConf& conf, const std::map<std::string,
   for (const auto& entry : Infer(conf, input_descs)) { descs[entry.first] = entry.second; }
   const DataType data_type =
       KernelDataType(OpRegistry::Instance().Get(conf.op_type()), conf, descs);
-  std::map<std::string, HostTensor> gpu = RunOnGpu(conf, descs, gpu_inputs, data_type);
-  for (const auto& entry : gpu) {
-    const HostTensor& expected =
+  CpuAndGpuResults results;
+  results.gpu = RunOnGpu(conf, descs, gpu_inputs, data_type);
+  for (const auto& entry : results.gpu) {
+    results.cpu[entry.first] =
         inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
+  }
+  return results;
+}
+
+// Runs `conf` on the CPU and on the GPU with the same inputs and compares all
+// blobs after the run (integer blobs exactly).
+inline void CompareWithCpu(const OperatorConf& conf,
+                           const std::map<std::string, HostTensor>& inputs,
+                           Tolerance tolerance = {}) {
+  SCOPED_TRACE(conf.op_type());
+  const CpuAndGpuResults results = RunOnCpuAndGpu(conf, inputs);
+  for (const auto& entry : results.gpu) {
+    const HostTensor& expected = results.cpu.at(entry.first);
     const bool exact = !IsFloatingDataType(expected.desc.data_type);
     ExpectClose(entry.second, expected, exact ? 0.0 : tolerance.atol, exact ? 0.0 : tolerance.rtol,
                 entry.first);

@@ -25,25 +25,11 @@ const Tolerance kExact{0.0, 0.0};
 // hold the same bytes (ExpectClose cannot compare infinities, nor tell -0.0 or NaN payloads).
 void CompareBitsWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs) {
   SCOPED_TRACE(conf.op_type());
-  std::map<std::string, HostTensor> cpu_inputs, gpu_inputs;
-  DescMap input_descs;
-  for (const auto& entry : inputs) {
-    cpu_inputs[entry.first] = Clone(entry.second);
-    gpu_inputs[entry.first] = Clone(entry.second);
-    input_descs[entry.first] = entry.second.desc;
-  }
-  KernelRunner cpu(conf, cpu_inputs);
-  cpu.Run();
-  DescMap descs = input_descs;
-  for (const auto& entry : Infer(conf, input_descs)) { descs[entry.first] = entry.second; }
-  const DataType data_type =
-      KernelDataType(OpRegistry::Instance().Get(conf.op_type()), conf, descs);
-  const std::map<std::string, HostTensor> gpu = RunOnGpu(conf, descs, gpu_inputs, data_type);
-  for (const auto& entry : gpu) {
+  const CpuAndGpuResults results = RunOnCpuAndGpu(conf, inputs);
+  for (const auto& entry : results.gpu) {
     SCOPED_TRACE("blob " + entry.first);
     const HostTensor& actual = entry.second;
-    const HostTensor& expected =
-        inputs.count(entry.first) ? cpu.input(entry.first) : cpu.output(entry.first);
+    const HostTensor& expected = results.cpu.at(entry.first);
     ASSERT_EQ(actual.desc.shape, expected.desc.shape);
     ASSERT_EQ(actual.desc.data_type, expected.desc.data_type);
     const int64_t width = SizeOf(expected.desc.data_type);
