@@ -10,7 +10,7 @@ filter=${1:-'*Runtime*:*Thread*:*Diamond*:*Communicator*:*MultiDevice*:*Boxing*:
 # The default run builds only the test files that hold those tests (an instrumented build of every
 # test file costs minutes of CI); a filter of your own builds them all.
 sources=''
-[[ $# -eq 0 ]] && sources='tests/cpp/(runtime/|device/event_poller_test)'
+[[ $# -eq 0 ]] && sources='tests/cpp/(runtime/|device/event_poller_test|kernels/transpose_kernel_test)'
 bash scripts/install_deps.sh >&2
 # ONEFLOW_WITH_CUDA=OFF: the races looked for are the runtime's, not the CUDA runtime's.
 # ONEFLOW_CPU_ARCH=native: no per-ISA clones (cpu_dispatch.h). Their IFUNC resolvers run while the

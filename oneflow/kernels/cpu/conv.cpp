@@ -22,6 +22,7 @@
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
+#include "oneflow/kernels/conv_arguments.h"
 #include "oneflow/kernels/cpu/onednn_util.h"
 
 namespace oneflow {
@@ -83,8 +84,6 @@ dnnl::convolution_forward::primitive_desc ForwardPrimitiveDesc(const ConvDescs& 
                                        d.padding_after);
   return dnnl::convolution_forward::primitive_desc(desc, UserScratchpadAttr(), OneDnnCpuEngine());
 }
-
-enum class ConvPass { kForward, kBackwardData, kBackwardWeights };
 
 // One pass's primitive descriptor, before the primitive (JIT code) is created: the layouts it
 // chose for the activation, weight and output arguments, and its implementation's name.
@@ -206,10 +205,12 @@ OneDnnReorderedPrimitive BuildConvPrimitive(ConvPass pass, const ConvDescs& plai
   const bool backward_data = pass == ConvPass::kBackwardData;
   return OneDnnReorderedPrimitive(
       chosen.create(), chosen.scratchpad,
-      {{forward ? DNNL_ARG_SRC : backward_data ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC,
+      {{forward         ? DNNL_ARG_SRC
+        : backward_data ? DNNL_ARG_DIFF_SRC
+                        : DNNL_ARG_SRC,
         !backward_data, plain.src, chosen.src},
-       {pass == ConvPass::kBackwardWeights ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS,
-        pass != ConvPass::kBackwardWeights, plain.weights, chosen.weights},
+       {pass == ConvPass::kBackwardFilter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS,
+        pass != ConvPass::kBackwardFilter, plain.weights, chosen.weights},
        {forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST, !forward, plain.dst, chosen.dst}});
 }
 
@@ -221,32 +222,10 @@ const char* ConvPassName(ConvPass pass) {
   }
 }
 
-// The blobs a kernel reads and writes, by role. conv1d/2d/3d, conv_data_grad and
-// conv_filter_grad name them after the convolution; deconv2d is the backward-data pass of the
-// convolution that maps its output back to its input.
-struct ConvArguments {
-  std::string activation;   // has the convolution input's shape (in, x_like, x; deconv: out)
-  std::string weight;       // has the weight's shape (weight, filter_diff)
-  std::string output_grad;  // the convolution's output or its gradient (out, dy; deconv: in)
-  std::string result;       // the kernel's output
-};
-
-ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
-  if (op_type == "deconv2d") { return {"out", "weight", "in", "out"}; }
-  switch (pass) {
-    case ConvPass::kForward:
-      return {"in", "weight", "out", "out"};
-    case ConvPass::kBackwardData:
-      return {"x_like", "weight", "dy", "dx"};
-    default:
-      return {"x", "filter_diff", "dy", "filter_diff"};
-  }
-}
-
 // The float32 kernel of one pass. Arguments (role -> oneDNN argument):
 //   forward:          activation -> SRC, weight -> WEIGHTS, result (out) -> DST
-//   backward data:    output_grad -> DIFF_DST, weight -> WEIGHTS, result -> DIFF_SRC
-//   backward weights: activation (x) -> SRC, output_grad -> DIFF_DST, result -> DIFF_WEIGHTS
+//   backward data:    output -> DIFF_DST, weight -> WEIGHTS, result -> DIFF_SRC
+//   backward weights: activation (x) -> SRC, output -> DIFF_DST, result -> DIFF_WEIGHTS
 template <ConvPass kPass>
 class OneDnnConvKernel final : public Kernel {
  public:
@@ -255,7 +234,7 @@ class OneDnnConvKernel final : public Kernel {
         shape_(MakeConvShape(ctx, ctx.conf().op_type(), ctx.Desc(arguments_.activation).shape,
                              ctx.Desc(arguments_.weight).shape)) {
     for (const std::string& argument :
-         {arguments_.activation, arguments_.weight, arguments_.output_grad}) {
+         {arguments_.activation, arguments_.weight, arguments_.output}) {
       if (ctx.Desc(argument).shape.elem_count() == 0) { empty_ = true; }
     }
     output_count_ = ctx.Desc(arguments_.result).shape.elem_count();
@@ -279,12 +258,12 @@ class OneDnnConvKernel final : public Kernel {
                       {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
                       {DNNL_ARG_DST, output}});
     } else if (kPass == ConvPass::kBackwardData) {
-      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output_grad).data<float>()},
+      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
                       {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
                       {DNNL_ARG_DIFF_SRC, output}});
     } else {
       primitive_.Run({{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
-                      {DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output_grad).data<float>()},
+                      {DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
                       {DNNL_ARG_DIFF_WEIGHTS, output}});
     }
   }
@@ -299,7 +278,7 @@ class OneDnnConvKernel final : public Kernel {
 
 using OneDnnConvForwardKernel = OneDnnConvKernel<ConvPass::kForward>;
 using OneDnnConvDataGradKernel = OneDnnConvKernel<ConvPass::kBackwardData>;
-using OneDnnConvFilterGradKernel = OneDnnConvKernel<ConvPass::kBackwardWeights>;
+using OneDnnConvFilterGradKernel = OneDnnConvKernel<ConvPass::kBackwardFilter>;
 
 // ---------------------------------------------------------------------------------------------
 // float64: im2col + GEMM. The geometry is widened to three spatial axes (leading axes of size 1).
@@ -443,7 +422,7 @@ class GemmConvDataGradKernel final : public GemmConvKernelBase {
       : GemmConvDataGradKernel(ctx, ArgumentsOf(ConvPass::kBackwardData, ctx.conf().op_type())) {}
 
   void Forward(KernelContext& ctx) override {
-    const double* dy = ctx.Input(arguments_.output_grad).data<double>();
+    const double* dy = ctx.Input(arguments_.output).data<double>();
     const double* weight = ctx.Input(arguments_.weight).data<double>();
     double* dx = ctx.Output(arguments_.result).mut_data<double>();
     std::fill(dx, dx + c_.batch * c_.channels * c_.InputSize(), 0.0);

@@ -29,6 +29,7 @@
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
+#include "oneflow/kernels/conv_arguments.h"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 
 namespace oneflow {
@@ -37,8 +38,6 @@ namespace cuda {
 namespace {
 
 constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
-
-enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
 
 template <typename T>
 struct CudnnTypes;
@@ -63,28 +62,6 @@ struct CudnnTypes<half> {
   static constexpr cudnnMathType_t kMath = CUDNN_TENSOR_OP_MATH;
   using Scalar = float;
 };
-
-// The blobs of a kernel, by role (as cpu/conv.cpp). conv1d/2d/3d, conv_data_grad and
-// conv_filter_grad name them after the convolution; deconv2d is the backward-data pass of the
-// convolution that maps its output back to its input.
-struct ConvArguments {
-  std::string activation;  // has the convolution input's shape (in, x_like, x; deconv2d: out)
-  std::string weight;      // has the weight's shape (weight, filter_diff)
-  std::string output;      // the convolution's output or its gradient (out, dy; deconv2d: in)
-  std::string result;      // the kernel's output
-};
-
-ConvArguments ArgumentsOf(ConvPass pass, const std::string& op_type) {
-  if (op_type == "deconv2d") { return {"out", "weight", "in", "out"}; }
-  switch (pass) {
-    case ConvPass::kForward:
-      return {"in", "weight", "out", "out"};
-    case ConvPass::kBackwardData:
-      return {"x_like", "weight", "dy", "dx"};
-    default:
-      return {"x", "filter_diff", "dy", "filter_diff"};
-  }
-}
 
 constexpr int kMaxCropRank = 5;
 
