@@ -148,14 +148,6 @@ using ArgMaxGpuKernel = ArgReduceGpuKernel<T, true>;
 template <typename T>
 using ArgMinGpuKernel = ArgReduceGpuKernel<T, false>;
 
-// The dtypes of the CPU kernels (op arg_sort.cpp's sortable dtypes).
-#define OF_REGISTER_GPU_SORTABLE_KERNELS(op_type, Kernel)   \
-  REGISTER_KERNEL(op_type, "gpu", kFloat, Kernel<float>);   \
-  REGISTER_KERNEL(op_type, "gpu", kDouble, Kernel<double>); \
-  REGISTER_KERNEL(op_type, "gpu", kInt8, Kernel<int8_t>);   \
-  REGISTER_KERNEL(op_type, "gpu", kInt32, Kernel<int32_t>); \
-  REGISTER_KERNEL(op_type, "gpu", kInt64, Kernel<int64_t>)
-
 }  // namespace
 
 OF_REGISTER_GPU_SORTABLE_KERNELS("argmax", ArgMaxGpuKernel);

@@ -70,5 +70,14 @@ __device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
   }
 }
 
+// Registers a GPU kernel template for the sortable dtypes: those of the CPU kernels (op
+// arg_sort.cpp's sortable dtypes), the ones OrderedKey takes.
+#define OF_REGISTER_GPU_SORTABLE_KERNELS(op_type, Kernel)   \
+  REGISTER_KERNEL(op_type, "gpu", kFloat, Kernel<float>);   \
+  REGISTER_KERNEL(op_type, "gpu", kDouble, Kernel<double>); \
+  REGISTER_KERNEL(op_type, "gpu", kInt8, Kernel<int8_t>);   \
+  REGISTER_KERNEL(op_type, "gpu", kInt32, Kernel<int32_t>); \
+  REGISTER_KERNEL(op_type, "gpu", kInt64, Kernel<int64_t>)
+
 }  // namespace cuda
 }  // namespace oneflow
