@@ -7,6 +7,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <utility>
+#include <vector>
+
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
@@ -19,45 +22,53 @@ namespace {
 class SliceBoxingGpuKernel final : public Kernel {
  public:
   explicit SliceBoxingGpuKernel(const KernelInitContext& ctx)
-      : attrs_(ReadSliceBoxingAttrs(ctx)), elem_size_(SizeOf(ctx.Attr<DataType>("dtype"))) {
-    OF_CHECK(!attrs_.sum) << "slice_boxing '" << ctx.conf().name()
-                          << "': sums of partial values are not done on a GPU";
-    OF_CHECK(attrs_.out_slice.num_axes() <= kMaxBoxCopyKernelAxes)
+      : zero_fill_(ctx.Attr<bool>("zero_fill")), elem_size_(SizeOf(ctx.Attr<DataType>("dtype"))) {
+    const SliceBoxingAttrs attrs = ReadSliceBoxingAttrs(ctx);
+    OF_CHECK(!attrs.sum) << "slice_boxing '" << ctx.conf().name()
+                         << "': sums of partial values are not done on a GPU";
+    OF_CHECK(attrs.out_slice.num_axes() <= kMaxBoxCopyKernelAxes)
         << "slice_boxing '" << ctx.conf().name() << "' on a GPU: rank "
-        << attrs_.out_slice.num_axes() << " is more than " << kMaxBoxCopyKernelAxes;
+        << attrs.out_slice.num_axes() << " is more than " << kMaxBoxCopyKernelAxes;
+    // Each input's box in the coordinates of its buffer and of the output, once.
+    for (size_t i = 0; i < attrs.in_slices.size(); ++i) {
+      const TensorSlice& region = attrs.regions[i];
+      if (region.empty()) { continue; }
+      const TensorSlice& in_slice = attrs.in_slices[i];
+      Box box{
+          static_cast<int64_t>(i), region.extent, in_slice.extent, {}, attrs.out_slice.extent, {}};
+      for (int64_t axis = 0; axis < region.num_axes(); ++axis) {
+        box.src_begin.push_back(region.begin[axis] - in_slice.begin[axis]);
+        box.dst_begin.push_back(region.begin[axis] - attrs.out_slice.begin[axis]);
+      }
+      if (box.extent.empty()) {  // a 0-d blob: one element of a 1-d box
+        box.extent = box.src_dims = box.dst_dims = {1};
+        box.src_begin = box.dst_begin = {0};
+      }
+      boxes_.push_back(std::move(box));
+    }
   }
 
   void Forward(KernelContext& ctx) override {
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
     Blob& out = ctx.Output("out");
-    if (attrs_.zero_fill && out.byte_size() > 0) {
+    if (zero_fill_ && out.byte_size() > 0) {
       OF_CUDA_CHECK(cudaMemsetAsync(out.mut_raw(), 0, out.byte_size(), stream));
     }
-    for (size_t i = 0; i < attrs_.in_slices.size(); ++i) {
-      const TensorSlice& region = attrs_.regions[i];
-      if (region.empty()) { continue; }
-      const TensorSlice& in_slice = attrs_.in_slices[i];
-      const TensorSlice& out_slice = attrs_.out_slice;
-      // Box coordinates within each buffer; a 0-d blob is one element of a 1-d box.
-      std::vector<int64_t> extent = region.extent, src_dims = in_slice.extent,
-                           dst_dims = out_slice.extent, src_begin, dst_begin;
-      for (int64_t axis = 0; axis < region.num_axes(); ++axis) {
-        src_begin.push_back(region.begin[axis] - in_slice.begin[axis]);
-        dst_begin.push_back(region.begin[axis] - out_slice.begin[axis]);
-      }
-      if (extent.empty()) {
-        extent = src_dims = dst_dims = {1};
-        src_begin = dst_begin = {0};
-      }
-      LaunchBoxCopy(elem_size_, static_cast<int64_t>(extent.size()), extent.data(),
-                    ctx.Input("in", static_cast<int64_t>(i)).raw(), src_dims.data(),
-                    src_begin.data(), out.mut_raw(), dst_dims.data(), dst_begin.data(), stream);
+    for (const Box& box : boxes_) {
+      LaunchBoxCopy(elem_size_, static_cast<int64_t>(box.extent.size()), box.extent.data(),
+                    ctx.Input("in", box.input).raw(), box.src_dims.data(), box.src_begin.data(),
+                    out.mut_raw(), box.dst_dims.data(), box.dst_begin.data(), stream);
     }
   }
 
  private:
-  SliceBoxingAttrs attrs_;
+  struct Box {
+    int64_t input;  // index of the "in" blob
+    std::vector<int64_t> extent, src_dims, src_begin, dst_dims, dst_begin;
+  };
+  bool zero_fill_;
   int64_t elem_size_;
+  std::vector<Box> boxes_;
 };
 
 REGISTER_KERNEL("slice_boxing", "gpu", kFloat, SliceBoxingGpuKernel);
