@@ -2,6 +2,7 @@
 // The compiler's pass pipeline: the readable spec of how a traced Job is completed.
 
 #include <memory>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct AutoMixedPrecisionLists {
   std::set<std::string> black;  // float32 always; what they feed through gray ops too
   std::set<std::string> gray;   // float16 between white ops
   std::set<std::string> clear;  // only move data: float16 next to white ops
+  // Inputs (op type -> argument names) that stay float32 when their op runs in float16: the
+  // per-channel blobs of batch normalization (OneFlow's no-cast registry).
+  std::map<std::string, std::set<std::string>> float32_inputs;
 };
 const AutoMixedPrecisionLists& DefaultAutoMixedPrecisionLists();
 

@@ -18,6 +18,10 @@
 //   "normalization_train_grad"(x, dy, mean, variance, gamma?, sum_dy, sum_dy_xhat) -> dx
 //        dx = gamma inv_std (dy - sum_dy / m - xhat sum_dy_xhat / m),  m = elements per channel
 // and gamma's gradient is sum_dy_xhat, beta's sum_dy.
+//
+// Mixed precision (the auto_mixed_precision pass): x, y, dy and dx may be float16 while every
+// per-channel blob (statistics, gamma, beta, moving statistics and their gradients) stays
+// float32, as cuDNN's batch normalization takes them; otherwise all blobs share x's dtype.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -27,9 +31,12 @@ namespace oneflow {
 
 namespace {
 
-// Checks that `argument` (when present) is a 1-D blob of x's channel count and dtype.
+// The dtype of the per-channel blobs when x has `x_type`: float32 for a float16 x, else x's.
+DataType ChannelDataType(DataType x_type) { return x_type == kFloat16 ? kFloat : x_type; }
+
+// Checks that `argument` (when present) is a 1-D blob of x's channel count and channel dtype.
 void CheckChannelInput(InferContext& ctx, const std::string& op_type, const std::string& argument,
-                       int64_t channels, DataType data_type) {
+                       int64_t channels) {
   if (!ctx.HasInput(argument)) { return; }
   const BlobDesc& desc = ctx.Input(argument);
   if (desc.shape != Shape({channels})) {
@@ -37,13 +44,24 @@ void CheckChannelInput(InferContext& ctx, const std::string& op_type, const std:
                                    << desc.shape.ToString() << " must have shape (" << channels
                                    << ",), the size of x's channel axis";
   }
-  CheckSameDataType(op_type, "x", data_type, argument, desc.data_type);
+  const DataType x_type = ctx.Input("x").data_type;
+  if (x_type == kFloat16 && desc.data_type != kFloat) {
+    throw Error(ErrorKind::kType) << op_type << ": " << argument << " must be float32 when x is "
+                                  << "float16 (per-channel blobs stay float32), got "
+                                  << DataTypeName(desc.data_type);
+  }
+  if (x_type != kFloat16) { CheckSameDataType(op_type, "x", x_type, argument, desc.data_type); }
+}
+
+// A per-channel output blob of x's channel count.
+BlobDesc ChannelDesc(const BlobDesc& x, int64_t axis) {
+  return BlobDesc{Shape({x.shape.At(axis)}), ChannelDataType(x.data_type)};
 }
 
 // x's normalised channel axis, after checking that x is floating and the axis in range.
 int64_t ChannelAxis(InferContext& ctx, const std::string& op_type) {
   const BlobDesc& x = ctx.Input("x");
-  CheckFloatingDataType(op_type, "x", x.data_type);
+  CheckFloatingOrHalfDataType(op_type, "x", x.data_type);
   if (x.shape.num_axes() < 1) {
     throw Error(ErrorKind::kValue) << op_type << ": x must have at least 1 axis, got "
                                    << x.shape.ToString();
@@ -92,7 +110,7 @@ void InferNormalization(InferContext& ctx, const std::string& op_type) {
   const int64_t axis = ChannelAxis(ctx, op_type);
   const int64_t channels = x.shape.At(axis);
   for (const char* name : {"mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"}) {
-    CheckChannelInput(ctx, op_type, name, channels, x.data_type);
+    CheckChannelInput(ctx, op_type, name, channels);
   }
   if (ctx.Attr<double>("epsilon") < 0) {
     throw Error(ErrorKind::kValue) << op_type << ": epsilon must be >= 0, got "
@@ -201,12 +219,11 @@ REGISTER_OP("normalization_grad")
                                        << " must have x's shape " << x.shape.ToString();
       }
       for (const char* name : {"mean", "variance", "gamma"}) {
-        CheckChannelInput(ctx, "normalization_grad", name, channels, x.data_type);
+        CheckChannelInput(ctx, "normalization_grad", name, channels);
       }
       ctx.Output("dx") = x;
-      const BlobDesc channel_desc{Shape({channels}), x.data_type};
       for (const char* name : {"mean_diff", "variance_diff", "gamma_diff", "beta_diff"}) {
-        ctx.Output(name) = channel_desc;
+        ctx.Output(name) = ChannelDesc(x, axis);
       }
     })
     .SetSbpFn([](SbpContext& ctx) {
@@ -224,7 +241,7 @@ REGISTER_OP("batch_norm_mean")
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& x = ctx.Input("x");
       const int64_t axis = ChannelAxis(ctx, "batch_norm_mean");
-      ctx.Output("mean") = BlobDesc{Shape({x.shape.At(axis)}), x.data_type};
+      ctx.Output("mean") = ChannelDesc(x, axis);
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddChannelSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(),
@@ -240,8 +257,8 @@ REGISTER_OP("batch_norm_variance")
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& x = ctx.Input("x");
       const int64_t axis = ChannelAxis(ctx, "batch_norm_variance");
-      CheckChannelInput(ctx, "batch_norm_variance", "mean", x.shape.At(axis), x.data_type);
-      ctx.Output("variance") = BlobDesc{Shape({x.shape.At(axis)}), x.data_type};
+      CheckChannelInput(ctx, "batch_norm_variance", "mean", x.shape.At(axis));
+      ctx.Output("variance") = ChannelDesc(x, axis);
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddChannelSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(),
@@ -300,12 +317,10 @@ REGISTER_OP("normalization_train_grad_stats")
       const BlobDesc& x = ctx.Input("x");
       const int64_t axis = ChannelAxis(ctx, "normalization_train_grad_stats");
       for (const char* name : {"mean", "variance"}) {
-        CheckChannelInput(ctx, "normalization_train_grad_stats", name, x.shape.At(axis),
-                          x.data_type);
+        CheckChannelInput(ctx, "normalization_train_grad_stats", name, x.shape.At(axis));
       }
-      const BlobDesc channel_desc{Shape({x.shape.At(axis)}), x.data_type};
-      ctx.Output("sum_dy") = channel_desc;
-      ctx.Output("sum_dy_xhat") = channel_desc;
+      ctx.Output("sum_dy") = ChannelDesc(x, axis);
+      ctx.Output("sum_dy_xhat") = ChannelDesc(x, axis);
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddChannelSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(),
@@ -329,7 +344,7 @@ REGISTER_OP("normalization_train_grad")
       const BlobDesc& x = ctx.Input("x");
       const int64_t axis = ChannelAxis(ctx, "normalization_train_grad");
       for (const char* name : {"mean", "variance", "gamma", "sum_dy", "sum_dy_xhat"}) {
-        CheckChannelInput(ctx, "normalization_train_grad", name, x.shape.At(axis), x.data_type);
+        CheckChannelInput(ctx, "normalization_train_grad", name, x.shape.At(axis));
       }
       ctx.Output("dx") = x;
     })

@@ -5,7 +5,9 @@
 //   white: compute-bound ops that gain from float16 (matmul, conv2d);
 //   black: ops that must stay float32 (reductions and losses); OneFlow 0.3's own list was empty;
 //   gray: elementwise ops, float16 when between white ops (bias_add, add_n, tanh, softmax, ...);
-//   clear: ops that only move data (reshape, transpose, relu, gather, concat, ...).
+//   clear: ops that only move data (reshape, transpose, relu, gather, concat, ...);
+// and the inputs that stay float32 when their op runs in float16 (batch normalization's
+// statistics, gamma and beta: float16 data, float32 per-channel blobs, as cuDNN computes it).
 // Only ops that run on GPUs in float16 take part (ResolveDeviceTag(op, float16) == "gpu"); on a
 // session without GPUs the pass changes nothing. The sets, each built in one sweep over the
 // graph in topological order (or reverse), as OneFlow builds them:
@@ -17,8 +19,8 @@
 //   3. clear ops next to white ones (downstream first, then upstream) join white.
 // White ops then read float16: a cast to float16 sits between each float32 blob produced
 // outside the set and its white readers (one per blob and placement; variables stay float32 and
-// the optimizer updates them in float32), and a cast back to float32 between each blob produced
-// in the set and its readers outside it. An op that produces a loss is never made float16.
+// the optimizer updates them in float32), and a cast back to float32 between each float16 blob
+// produced in the set and its readers outside it (or its float32 inputs). An op that produces a loss is never made float16.
 // A train job with float16 ops and no loss scale gets dynamic loss scaling with OneFlow 0.3's
 // defaults (docs/training.md).
 #include <functional>
@@ -41,11 +43,17 @@ const AutoMixedPrecisionLists& DefaultAutoMixedPrecisionLists() {
       /*gray=*/
       {"add_n", "avg_pool_1d", "avg_pool_2d", "avg_pool_3d", "bias_add", "sigmoid", "tanh", "sqrt",
        "scalar_mul", "scalar_add", "broadcast_add", "broadcast_sub", "broadcast_mul",
-       "broadcast_div", "layer_norm", "dropout", "softmax", "gelu"},
+       "broadcast_div", "layer_norm", "dropout", "softmax", "gelu", "normalization",
+       "normalization_train", "batch_norm_mean", "batch_norm_variance"},
       /*clear=*/
       {"gather", "max_pool_1d", "max_pool_2d", "max_pool_3d", "reshape", "relu", "transpose",
        "random_mask_like", "concat", "pad", "tril", "slice", "fused_scale_tril", "identity",
        "parallel_cast"},
+      /*float32_inputs=*/
+      {{"normalization", {"mean", "variance", "gamma", "beta"}},
+       {"normalization_train",
+        {"mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"}},
+       {"batch_norm_variance", {"mean"}}},
   };
   return lists;
 }
@@ -201,8 +209,10 @@ OpSet ComputeWhiteSet(const JobBuildContext& job, const AutoMixedPrecisionLists&
 }
 
 // Re-adds the job's ops to a fresh context, with float16 casts in front of the white set and
-// float32 casts behind it; every op is inferred again, so the white ops' outputs become float16.
-JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white) {
+// float32 casts behind it; every op is inferred again, so the white ops' outputs become float16
+// (but for the per-channel outputs their infer functions keep float32).
+JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white,
+                        const AutoMixedPrecisionLists& lists) {
   JobBuildContext rewritten(job.job().job_conf(), job.resource());
   std::map<std::string, std::string> casts;  // (lbn, dtype, placement) key -> cast output
   auto cast = [&](const std::string& lbn, DataType data_type, const ParallelConf& placement) {
@@ -227,15 +237,19 @@ JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white) {
   for (const OperatorConf& original : job.job().op()) {
     OperatorConf op = original;
     const bool op_is_white = white.count(op.name()) > 0;
+    const auto float32_inputs = lists.float32_inputs.find(op.op_type());
     for (auto& entry : *op.mutable_input()) {
+      const bool keeps_float32 = float32_inputs != lists.float32_inputs.end() &&
+                                 float32_inputs->second.count(entry.first) > 0;
+      const DataType wanted = op_is_white && !keeps_float32 ? kFloat16 : kFloat;
       for (std::string& lbn : *entry.second.mutable_value()) {
         if (job.LogicalBlobDesc(lbn).data_type != kFloat) { continue; }
+        if (rewritten.LogicalBlobDesc(lbn).data_type == wanted) { continue; }
         const OperatorConf& producer = job.Op(OpNameOfLbn(lbn));
-        const bool producer_is_white = white.count(producer.name()) > 0;
-        if (op_is_white && !producer_is_white) {
+        if (wanted == kFloat16) {
           // On the reader's GPUs, unless the blob is mirrored (it stays on its devices).
           lbn = cast(lbn, kFloat16, producer.mirrored() ? producer.placement() : op.placement());
-        } else if (!op_is_white && producer_is_white) {
+        } else {
           lbn = cast(lbn, kFloat, producer.placement());
         }
       }
@@ -257,9 +271,10 @@ class AutoMixedPrecisionPass final : public Pass {
 
   void Apply(JobBuildContext& job) const override {
     if (!job.job().job_conf().enable_auto_mixed_precision()) { return; }
-    const OpSet white = ComputeWhiteSet(job, DefaultAutoMixedPrecisionLists());
+    const AutoMixedPrecisionLists& lists = DefaultAutoMixedPrecisionLists();
+    const OpSet white = ComputeWhiteSet(job, lists);
     if (white.empty()) { return; }
-    job = Rewrite(job, white);
+    job = Rewrite(job, white, lists);
     JobConf& conf = job.mutable_job_conf();
     TrainConf& train = *conf.mutable_train_conf();
     if (conf.is_train() && train.loss_scale_factor() == 0 && !train.has_dynamic_loss_scale()) {

@@ -8,7 +8,8 @@
 // large batches stay within float32 rounding), the per-channel results computed by the block's
 // first thread. Elementwise passes: out = a[c] x + b[c] (+ d[c] z), with the per-channel factors
 // computed first by one thread per channel (in double, stored in the compute type as the CPU
-// stores them in T) into the device's workspace.
+// stores them in T) into the device's workspace. A float16 x (auto mixed precision) has float32
+// per-channel blobs (ChannelType), as the op's infer function says.
 
 #include <cuda_fp16.h>
 
@@ -46,24 +47,37 @@ ChannelLayout LayoutOf(const KernelInitContext& ctx, const std::string& argument
 
 enum class Stats { kMean, kVariance, kGradStats, kGrad };
 
+// The dtype of the per-channel blobs for an x of dtype T.
+template <typename T>
+struct ChannelTypeOf {
+  using type = T;
+};
+template <>
+struct ChannelTypeOf<half> {
+  using type = float;
+};
+template <typename T>
+using ChannelType = typename ChannelTypeOf<T>::type;
+
 // Device pointers of one call; the ones a mode does not use are null.
 template <typename T>
 struct NormArgs {
   using C = ComputeType<T>;
+  using P = ChannelType<T>;
   const T* x = nullptr;
   const T* dy = nullptr;
-  const T* mean = nullptr;
-  const T* variance = nullptr;
-  const T* gamma = nullptr;
-  const T* beta = nullptr;
-  const T* sum_dy = nullptr;
-  const T* sum_dy_xhat = nullptr;
-  T* moving_mean = nullptr;
-  T* moving_variance = nullptr;
-  T* out0 = nullptr;  // mean, variance, sum_dy, or mean_diff
-  T* out1 = nullptr;  // sum_dy_xhat, or variance_diff
-  T* out2 = nullptr;  // gamma_diff
-  T* out3 = nullptr;  // beta_diff
+  const P* mean = nullptr;
+  const P* variance = nullptr;
+  const P* gamma = nullptr;
+  const P* beta = nullptr;
+  const P* sum_dy = nullptr;
+  const P* sum_dy_xhat = nullptr;
+  P* moving_mean = nullptr;
+  P* moving_variance = nullptr;
+  P* out0 = nullptr;  // mean, variance, sum_dy, or mean_diff
+  P* out1 = nullptr;  // sum_dy_xhat, or variance_diff
+  P* out2 = nullptr;  // gamma_diff
+  P* out3 = nullptr;  // beta_diff
   C* a = nullptr;     // per-channel factors (workspace)
   C* b = nullptr;
   C* d = nullptr;
@@ -104,20 +118,20 @@ __global__ void ChannelStatsKernel(ChannelLayout layout, NormArgs<T> args) {
     const double divisor =
         layout.logical_count > 1 ? static_cast<double>(layout.logical_count) : 1.0;
     if constexpr (kStats == Stats::kMean || kStats == Stats::kVariance) {
-      args.out0[c] = Convert<T>(s0 / divisor);
+      args.out0[c] = static_cast<ChannelType<T>>(s0 / divisor);
     } else {
       const double inv_std = 1.0 / sqrt(ToDouble(args.variance[c]) + args.epsilon);
       s1 *= inv_std;
       if constexpr (kStats == Stats::kGradStats) {
-        args.out0[c] = Convert<T>(s0);
-        args.out1[c] = Convert<T>(s1);
+        args.out0[c] = static_cast<ChannelType<T>>(s0);
+        args.out1[c] = static_cast<ChannelType<T>>(s1);
       } else {
         const double g = args.gamma ? ToDouble(args.gamma[c]) : 1.0;
         args.a[c] = static_cast<ComputeType<T>>(g * inv_std);
-        args.out3[c] = Convert<T>(s0);                                 // beta_diff
-        args.out2[c] = Convert<T>(s1);                                 // gamma_diff
-        args.out0[c] = Convert<T>(-g * inv_std * s0);                  // mean_diff
-        args.out1[c] = Convert<T>(-0.5 * g * inv_std * inv_std * s1);  // variance_diff
+        args.out3[c] = static_cast<ChannelType<T>>(s0);                                 // beta_diff
+        args.out2[c] = static_cast<ChannelType<T>>(s1);                                 // gamma_diff
+        args.out0[c] = static_cast<ChannelType<T>>(-g * inv_std * s0);                  // mean_diff
+        args.out1[c] = static_cast<ChannelType<T>>(-0.5 * g * inv_std * inv_std * s1);  // variance_diff
       }
     }
   }
@@ -144,9 +158,10 @@ __global__ void ChannelFactorsKernel(ChannelLayout layout, NormArgs<T> args) {
           count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1) : 1.0;
       const double moving_mean = ToDouble(args.moving_mean[c]);
       const double moving_variance = ToDouble(args.moving_variance[c]);
-      args.moving_mean[c] = Convert<T>(args.momentum * moving_mean + (1.0 - args.momentum) * mean);
+      using P = ChannelType<T>;
+      args.moving_mean[c] = static_cast<P>(args.momentum * moving_mean + (1.0 - args.momentum) * mean);
       args.moving_variance[c] =
-          Convert<T>(args.momentum * moving_variance + (1.0 - args.momentum) * variance * unbias);
+          static_cast<P>(args.momentum * moving_variance + (1.0 - args.momentum) * variance * unbias);
     }
   } else {
     const double m = layout.logical_count > 1 ? static_cast<double>(layout.logical_count) : 1.0;
@@ -222,7 +237,7 @@ class BatchNormMeanKernel final : public Kernel {
     if (layout_.channels == 0) { return; }
     NormArgs<T> args;
     args.x = ctx.Input("x").data<T>();
-    args.out0 = ctx.Output("mean").mut_data<T>();
+    args.out0 = ctx.Output("mean").mut_data<ChannelType<T>>();
     LaunchStats<T, Stats::kMean>(ctx, layout_, args);
   }
 
@@ -238,8 +253,8 @@ class BatchNormVarianceKernel final : public Kernel {
     if (layout_.channels == 0) { return; }
     NormArgs<T> args;
     args.x = ctx.Input("x").data<T>();
-    args.mean = ctx.Input("mean").data<T>();
-    args.out0 = ctx.Output("variance").mut_data<T>();
+    args.mean = ctx.Input("mean").data<ChannelType<T>>();
+    args.out0 = ctx.Output("variance").mut_data<ChannelType<T>>();
     LaunchStats<T, Stats::kVariance>(ctx, layout_, args);
   }
 
@@ -259,13 +274,13 @@ class NormalizationGpuKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     if (layout_.channels == 0) { return; }
     NormArgs<T> args;
-    args.mean = ctx.Input("mean").data<T>();
-    args.variance = ctx.Input("variance").data<T>();
-    args.gamma = OptionalData<T>(ctx, "gamma");
-    args.beta = OptionalData<T>(ctx, "beta");
+    args.mean = ctx.Input("mean").data<ChannelType<T>>();
+    args.variance = ctx.Input("variance").data<ChannelType<T>>();
+    args.gamma = OptionalData<ChannelType<T>>(ctx, "gamma");
+    args.beta = OptionalData<ChannelType<T>>(ctx, "beta");
     if (kTraining && ctx.HasInput("moving_mean")) {
-      args.moving_mean = ctx.MutableInput("moving_mean").mut_data<T>();
-      args.moving_variance = ctx.MutableInput("moving_variance").mut_data<T>();
+      args.moving_mean = ctx.MutableInput("moving_mean").mut_data<ChannelType<T>>();
+      args.moving_variance = ctx.MutableInput("moving_variance").mut_data<ChannelType<T>>();
     }
     args.epsilon = epsilon_;
     args.momentum = momentum_;
@@ -293,10 +308,10 @@ class NormalizationTrainGradStatsKernel final : public Kernel {
     NormArgs<T> args;
     args.x = ctx.Input("x").data<T>();
     args.dy = ctx.Input("dy").data<T>();
-    args.mean = ctx.Input("mean").data<T>();
-    args.variance = ctx.Input("variance").data<T>();
-    args.out0 = ctx.Output("sum_dy").mut_data<T>();
-    args.out1 = ctx.Output("sum_dy_xhat").mut_data<T>();
+    args.mean = ctx.Input("mean").data<ChannelType<T>>();
+    args.variance = ctx.Input("variance").data<ChannelType<T>>();
+    args.out0 = ctx.Output("sum_dy").mut_data<ChannelType<T>>();
+    args.out1 = ctx.Output("sum_dy_xhat").mut_data<ChannelType<T>>();
     args.epsilon = epsilon_;
     LaunchStats<T, Stats::kGradStats>(ctx, layout_, args);
   }
@@ -315,11 +330,11 @@ class NormalizationTrainGradKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     if (layout_.channels == 0) { return; }
     NormArgs<T> args;
-    args.mean = ctx.Input("mean").data<T>();
-    args.variance = ctx.Input("variance").data<T>();
-    args.gamma = OptionalData<T>(ctx, "gamma");
-    args.sum_dy = ctx.Input("sum_dy").data<T>();
-    args.sum_dy_xhat = ctx.Input("sum_dy_xhat").data<T>();
+    args.mean = ctx.Input("mean").data<ChannelType<T>>();
+    args.variance = ctx.Input("variance").data<ChannelType<T>>();
+    args.gamma = OptionalData<ChannelType<T>>(ctx, "gamma");
+    args.sum_dy = ctx.Input("sum_dy").data<ChannelType<T>>();
+    args.sum_dy_xhat = ctx.Input("sum_dy_xhat").data<ChannelType<T>>();
     args.epsilon = epsilon_;
     AllocateFactors(ctx, layout_.channels, &args);
     ChannelFactorsKernel<T, true, false>
@@ -346,13 +361,13 @@ class NormalizationGradKernel final : public Kernel {
     NormArgs<T> args;
     args.x = ctx.Input("x").data<T>();
     args.dy = ctx.Input("dy").data<T>();
-    args.mean = ctx.Input("mean").data<T>();
-    args.variance = ctx.Input("variance").data<T>();
-    args.gamma = OptionalData<T>(ctx, "gamma");
-    args.out0 = ctx.Output("mean_diff").mut_data<T>();
-    args.out1 = ctx.Output("variance_diff").mut_data<T>();
-    args.out2 = ctx.Output("gamma_diff").mut_data<T>();
-    args.out3 = ctx.Output("beta_diff").mut_data<T>();
+    args.mean = ctx.Input("mean").data<ChannelType<T>>();
+    args.variance = ctx.Input("variance").data<ChannelType<T>>();
+    args.gamma = OptionalData<ChannelType<T>>(ctx, "gamma");
+    args.out0 = ctx.Output("mean_diff").mut_data<ChannelType<T>>();
+    args.out1 = ctx.Output("variance_diff").mut_data<ChannelType<T>>();
+    args.out2 = ctx.Output("gamma_diff").mut_data<ChannelType<T>>();
+    args.out3 = ctx.Output("beta_diff").mut_data<ChannelType<T>>();
     args.epsilon = epsilon_;
     AllocateFactors(ctx, layout_.channels, &args);
     LaunchStats<T, Stats::kGrad>(ctx, layout_, args);

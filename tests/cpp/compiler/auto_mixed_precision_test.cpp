@@ -28,7 +28,9 @@ class UnrunnableGpuKernel final : public Kernel {
 const bool kFakeGpuKernelsRegistered = [] {
   for (const char* op_type :
        {"matmul", "bias_add", "relu", "relu_grad", "reduce_sum", "cast", "add_n", "transpose",
-        "broadcast_add", "broadcast_like", "constant_like", "tanh", "tanh_grad"}) {
+        "broadcast_add", "broadcast_like", "constant_like", "tanh", "tanh_grad", "conv2d",
+        "conv_data_grad", "conv_filter_grad", "batch_norm_mean", "batch_norm_variance",
+        "normalization_train", "normalization_train_grad_stats", "normalization_train_grad"}) {
     if (KernelRegistry::Instance().Has(op_type, "gpu", kFloat16)) { continue; }
     KernelRegistry::Instance().Register(op_type, "gpu", kFloat16, [](const KernelInitContext& ctx) {
       return std::make_unique<UnrunnableGpuKernel>(ctx);
@@ -319,6 +321,94 @@ TEST(AutoMixedPrecision, ClearOpJoinsWhiteConsumer) {
   EXPECT_EQ(OutputType(direct, "transpose", "out"), kFloat16);
   EXPECT_EQ(PassCasts(direct.job()),
             (std::set<std::string>{"x/out_0 -> float16", "w/out_0 -> float16"}));
+}
+
+// conv -> batch norm (training: batch_norm_mean, batch_norm_variance, normalization_train) ->
+// relu -> conv -> reduce_sum (the loss). The batch norm lies between the white convolutions
+// and runs in float16 data with float32 statistics, gamma, beta and moving statistics: none of
+// those is cast, and their gradients (sum_dy, sum_dy_xhat) come out float32 without casts.
+TEST(AutoMixedPrecision, BatchNormKeepsFloat32PerChannelBlobs) {
+  JobBuildContext job(AmpJobConf(true), Resource(1));
+  auto conv = [&](const std::string& name, const std::string& in, const std::string& weight,
+                  int64_t filters) {
+    return AddGpuOp(job,
+                    OpConfBuilder("conv2d", name)
+                        .Input("in", in)
+                        .Input("weight", weight)
+                        .Attr("filters", filters)
+                        .Attr("kernel_size", std::vector<int64_t>{3, 3})
+                        .Attr("strides", std::vector<int64_t>{1, 1})
+                        .Attr("dilation_rate", std::vector<int64_t>{1, 1}),
+                    "out");
+  };
+  std::string x = test::AddInput(job, "x", Shape({2, 3, 6, 6}));
+  std::string h = conv("conv1", x, AddGpuVariable(job, "w1", Shape({4, 3, 3, 3})), 4);
+  std::string mean = AddGpuOp(
+      job, OpConfBuilder("batch_norm_mean", "bn-mean").Input("x", h).Attr<int64_t>("axis", 1),
+      "mean");
+  std::string variance = AddGpuOp(job,
+                                  OpConfBuilder("batch_norm_variance", "bn-variance")
+                                      .Input("x", h)
+                                      .Input("mean", mean)
+                                      .Attr<int64_t>("axis", 1),
+                                  "variance");
+  std::string y = AddGpuOp(job,
+                           OpConfBuilder("normalization_train", "bn")
+                               .Input("x", h)
+                               .Input("mean", mean)
+                               .Input("variance", variance)
+                               .Input("gamma", AddGpuVariable(job, "gamma", Shape({4})))
+                               .Input("beta", AddGpuVariable(job, "beta", Shape({4})))
+                               .Input("moving_mean", AddGpuVariable(job, "moving_mean", Shape({4})))
+                               .Input("moving_variance",
+                                      AddGpuVariable(job, "moving_variance", Shape({4})))
+                               .Attr<int64_t>("axis", 1),
+                           "y");
+  std::string r = AddGpuOp(job, OpConfBuilder("relu", "relu").Input("x", y), "y");
+  std::string out = conv("conv2", r, AddGpuVariable(job, "w2", Shape({2, 4, 3, 3})), 2);
+  std::string loss = AddGpuOp(job,
+                              OpConfBuilder("reduce_sum", "loss")
+                                  .Input("input_tensor", out)
+                                  .Attr("axis", std::vector<int64_t>{1, 2, 3}),
+                              "output_tensor");
+  TrainConf* train = job.mutable_job_conf().mutable_train_conf();
+  train->add_loss_lbn(loss);
+  OptimizerConf* optimizer = train->add_optimizer();
+  optimizer->set_update_op_type("sgd_update");
+  (*optimizer->mutable_learning_rate_attr())["base_lr"] = ToAttrValue<double>(0.1);
+  // Only gamma and beta are trained; the moving statistics are updated in place.
+  for (const char* variable : {"w1", "w2", "gamma", "beta"}) {
+    optimizer->add_variables(variable);
+  }
+  CompleteJob(job);
+
+  for (const auto& [op, output] : std::vector<std::pair<std::string, std::string>>{
+           {"conv1", "out"}, {"bn", "y"}, {"relu", "y"}, {"conv2", "out"}}) {
+    EXPECT_EQ(OutputType(job, op, output), kFloat16) << op;
+  }
+  EXPECT_EQ(OutputType(job, "bn-mean", "mean"), kFloat);
+  EXPECT_EQ(OutputType(job, "bn-variance", "variance"), kFloat);
+  EXPECT_EQ(OutputType(job, "loss", "output_tensor"), kFloat);
+  EXPECT_EQ(PassCasts(job.job()),
+            (std::set<std::string>{"x/out_0 -> float16", "w1/out_0 -> float16",
+                                   "w2/out_0 -> float16", "conv2/out_0 -> float32"}));
+  for (const char* input : {"mean", "variance", "gamma", "beta", "moving_mean", "moving_variance"}) {
+    EXPECT_EQ(job.LogicalBlobDesc(InputLbn(job.Op("bn"), input)).data_type, kFloat) << input;
+  }
+  EXPECT_EQ(ProducerOf(job, "bn", "gamma"), "gamma");
+  EXPECT_EQ(ProducerOf(job, "bn-variance", "mean"), "bn-mean");
+  const Job& completed = job.job();
+  for (const char* variable : {"gamma", "beta", "w1", "w2"}) {
+    const std::string lbn = MakeLbn(variable, "out");
+    ASSERT_TRUE(completed.blob_to_diff().count(lbn)) << variable;
+    EXPECT_EQ(job.LogicalBlobDesc(completed.blob_to_diff().at(lbn)).data_type, kFloat) << variable;
+  }
+  for (const char* variable : {"gamma", "beta"}) {
+    const OperatorConf& diff_op =
+        job.Op(OpNameOfLbn(completed.blob_to_diff().at(MakeLbn(variable, "out"))));
+    EXPECT_EQ(diff_op.op_type(), "normalization_train_grad_stats") << variable;
+  }
+  EXPECT_NO_THROW(JobGraph graph(completed));
 }
 
 }  // namespace

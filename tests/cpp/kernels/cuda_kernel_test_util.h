@@ -189,9 +189,12 @@ inline HostTensor ToHalf(const HostTensor& tensor) {
 
 // The float16 GPU kernel against the float32 CPU kernel: the inputs named in
 // `half_keys` (all float inputs when empty) are rounded to float16 and given to
-// the GPU in float16; float outputs come back in float16.
+// the GPU in float16. Float outputs come back in float16, or, with
+// `infer_gpu_dtypes`, in the dtypes the op infers from the GPU's inputs (mixed
+// precision kernels: float16 data, float32 per-channel blobs).
 inline void CompareHalfWithCpu(const OperatorConf& conf, const std::map<std::string, HostTensor>& inputs,
-                        Tolerance tolerance = {2e-3, 5e-3}, std::set<std::string> half_keys = {}) {
+                        Tolerance tolerance = {2e-3, 5e-3}, std::set<std::string> half_keys = {},
+                        bool infer_gpu_dtypes = false) {
   SCOPED_TRACE(conf.op_type() + " in float16");
   if (half_keys.empty()) {
     for (const auto& entry : inputs) {
@@ -217,8 +220,10 @@ inline void CompareHalfWithCpu(const OperatorConf& conf, const std::map<std::str
   }
   KernelRunner cpu(conf, cpu_inputs);
   cpu.Run();
-  for (auto entry : Infer(conf, float_descs)) {
-    if (entry.second.data_type == kFloat) { entry.second.data_type = kFloat16; }
+  for (auto entry : Infer(conf, infer_gpu_dtypes ? half_descs : float_descs)) {
+    if (!infer_gpu_dtypes && entry.second.data_type == kFloat) {
+      entry.second.data_type = kFloat16;
+    }
     half_descs[entry.first] = entry.second;
   }
   std::map<std::string, HostTensor> gpu = RunOnGpu(conf, half_descs, gpu_inputs, kFloat16);
