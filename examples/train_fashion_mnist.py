@@ -5,7 +5,6 @@ the test accuracy after each epoch (about 90 % after 2 epochs).
     python examples/train_fashion_mnist.py [--epochs 2] [--batch-size 64] [--data-dir DIR]
 """
 import argparse
-import gzip
 import os
 import sys
 import time
@@ -14,6 +13,7 @@ import numpy as np
 
 import oneflow as flow
 import oneflow.typing as tp
+from oneflow.data import read_idx_split
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lenet import lenet  # noqa: E402
@@ -23,40 +23,16 @@ CLASSES = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shi
            "Bag", "Ankle boot"]
 
 
-def read_idx(path):
-    """An IDX file (big-endian magic: 0, 0, type 0x08 = ubyte, number of dims; then the dims)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        data = f.read()
-    if data[:2] != b"\x00\x00" or data[2] != 0x08:
-        raise ValueError("%s is not an IDX file of unsigned bytes" % path)
-    dims = data[3]
-    shape = tuple(int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims))
-    array = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims)
-    if array.size != int(np.prod(shape)):
-        raise ValueError("%s: expected %d values for shape %s, found %d"
-                         % (path, int(np.prod(shape)), shape, array.size))
-    return array.reshape(shape)
-
-
 def load(data_dir, split):
-    prefix = "train" if split == "train" else "t10k"
-
-    def find(kind):
-        for name in ("%s-%s-idx%d-ubyte.gz" % (prefix, kind, 3 if kind == "images" else 1),
-                     "%s-%s-idx%d-ubyte" % (prefix, kind, 3 if kind == "images" else 1)):
-            path = os.path.join(data_dir, name)
-            if os.path.exists(path):
-                return path
+    try:
+        images, labels = read_idx_split(data_dir, split)
+    except FileNotFoundError as error:
         raise FileNotFoundError(
-            "Fashion-MNIST %s %s not found in %s; install Debian's dataset-fashion-mnist "
-            "package (apt-get install dataset-fashion-mnist) or pass --data-dir"
-            % (split, kind, data_dir))
-
-    images = read_idx(find("images")).astype(np.float32) / 255.0
+            "Fashion-MNIST %s split: %s; install Debian's dataset-fashion-mnist package "
+            "(apt-get install dataset-fashion-mnist) or pass --data-dir" % (split, error)) from None
+    images = images.astype(np.float32) / 255.0
     images = ((images - 0.2860) / 0.3530)[:, None, :, :]  # the training set's mean and std
-    labels = read_idx(find("labels")).astype(np.int32)
-    return np.ascontiguousarray(images), labels
+    return np.ascontiguousarray(images), labels.astype(np.int32)
 
 
 def progress(epoch, epochs, step, steps, loss, samples_per_s, width=30):

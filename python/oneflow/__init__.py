@@ -41,7 +41,7 @@ from oneflow.ops.initializers import (  # noqa: F401
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401
-    checkpoint, config, deprecated, distribute, env, experimental, keras, layers, losses, math,
+    checkpoint, config, data, deprecated, distribute, env, experimental, keras, layers, losses, math,
     nn, optimizer, random, regularizers, scope, train, typing, unittest,
 )
 from oneflow import sysconfig  # noqa: F401

@@ -52,6 +52,13 @@ ONEFLOW_03_NAMES = {
         conv3d dense layer_norm layer_norm_grad layer_norm_param_grad prelu upsample_2d
     """,
     "oneflow.random": "bernoulli generate_random_batch_permutation_indices shuffle",
+    "oneflow.data": """
+        BlobConf ImageCodec ImagePreprocessor ImageResizePreprocessor NormByChannelPreprocessor
+        OFRecordBytesDecoder OFRecordImageDecoder OFRecordImageDecoderRandomCrop
+        OFRecordRawDecoder RawCodec coco_reader decode_ofrecord decode_random load_mnist
+        ofrecord_bytes_decoder ofrecord_image_decoder ofrecord_image_decoder_random_crop
+        ofrecord_loader ofrecord_raw_decoder ofrecord_reader onerec_reader
+    """,
     "oneflow.keras": "activations",
     "oneflow.keras.activations": "gelu gelu_grad relu sigmoid tanh tanh_grad",
 }

@@ -1,0 +1,163 @@
+"""oneflow.data: OneFlow 0.3's dataset helper `load_mnist`, and the IDX reader behind it.
+
+`load_mnist` returns MNIST as whole batches of numpy arrays, as OneFlow 0.3 did: it reads
+`mnist.npz` (keys x_train, y_train, x_test, y_test; uint8 images N x 28 x 28) from `out_dir`,
+downloading it from `url` when it is missing, and checks its sha256 against `hash_check` (pass
+None to skip the check). Where the file is missing and cannot be downloaded (a machine without
+network), it falls back to Fashion-MNIST, which has the same shapes and splits, from Debian's
+dataset-fashion-mnist package (or the directory `ONEFLOW_FASHION_MNIST_DIR` names), and says so
+once on stderr; set `ONEFLOW_MNIST_NPZ` to use an mnist.npz elsewhere.
+"""
+import gzip
+import hashlib
+import os
+import sys
+import urllib.request
+
+import numpy as np
+
+from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
+
+MNIST_URL = "https://oneflow-public.oss-cn-beijing.aliyuncs.com/datasets/mnist.npz"
+MNIST_SHA256 = "63d4344077849053dc3036b247fa012b2b381de53fd055a66b539dffd76cf08e"
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
+_DOWNLOAD_TIMEOUT_S = 30
+
+
+def read_idx(path):
+    """The array in an IDX file (optionally gzipped): big-endian magic 0, 0, type 0x08 (unsigned
+    bytes), number of dimensions; then the dimensions and the values."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    if len(data) < 4 or data[:2] != b"\x00\x00" or data[2] != 0x08:
+        raise ValueError("%s is not an IDX file of unsigned bytes" % path)
+    dims = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims))
+    array = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims)
+    if array.size != int(np.prod(shape)):
+        raise ValueError("%s: expected %d values for shape %s, found %d"
+                         % (path, int(np.prod(shape)), shape, array.size))
+    return array.reshape(shape)
+
+
+def read_idx_split(data_dir, split):
+    """(images uint8 N x H x W, labels uint8 N) of an MNIST-layout directory's "train" or "test"
+    split: files train-images-idx3-ubyte[.gz], train-labels-idx1-ubyte[.gz], t10k-..."""
+    if split not in ("train", "test"):
+        raise ValueError("read_idx_split: split must be 'train' or 'test', got %r" % (split,))
+    prefix = "train" if split == "train" else "t10k"
+    arrays = []
+    for kind, rank in (("images", 3), ("labels", 1)):
+        names = ["%s-%s-idx%d-ubyte%s" % (prefix, kind, rank, ext) for ext in (".gz", "")]
+        paths = [os.path.join(data_dir, name) for name in names]
+        found = [path for path in paths if os.path.exists(path)]
+        if not found:
+            raise FileNotFoundError("no %s or %s in %s" % (names[0], names[1], data_dir))
+        arrays.append(read_idx(found[0]))
+    return arrays[0], arrays[1]
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _download(url, path):
+    """Downloads to a temporary file renamed into place, so a failed download leaves nothing."""
+    partial = path + ".part"
+    try:
+        with urllib.request.urlopen(url, timeout=_DOWNLOAD_TIMEOUT_S) as response, \
+                open(partial, "wb") as out:
+            while True:
+                chunk = response.read(1 << 20)
+                if not chunk:
+                    break
+                out.write(chunk)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
+def _read_npz(path):
+    with np.load(path, allow_pickle=False) as f:
+        missing = [key for key in ("x_train", "y_train", "x_test", "y_test") if key not in f]
+        if missing:
+            raise ValueError("load_mnist: %s lacks the arrays %s" % (path, ", ".join(missing)))
+        return (f["x_train"], f["y_train"]), (f["x_test"], f["y_test"])
+
+
+_fallback_noted = False
+
+
+def _mnist_arrays(url, hash_check, out_dir):
+    """((x_train, y_train), (x_test, y_test)) as uint8 arrays, from the first source that works:
+    ONEFLOW_MNIST_NPZ, out_dir/mnist.npz, a download into out_dir, Fashion-MNIST."""
+    global _fallback_noted
+    path = os.environ.get("ONEFLOW_MNIST_NPZ") or os.path.join(out_dir, "mnist.npz")
+    why = None
+    if not os.path.isfile(path):
+        try:
+            os.makedirs(out_dir, exist_ok=True)
+            _download(url, path)
+        except (OSError, ValueError) as error:  # URLError is an OSError
+            why = "%s is missing and downloading %s failed (%s)" % (path, url, error)
+    if why is None:
+        if hash_check and _sha256(path) != hash_check:
+            raise ValueError("load_mnist: sha256 verification of %s failed (expected %s); remove "
+                             "it and try again, or pass hash_check=None" % (path, hash_check))
+        return _read_npz(path)
+    fashion_dir = os.environ.get("ONEFLOW_FASHION_MNIST_DIR", FASHION_MNIST_DIR)
+    try:
+        arrays = read_idx_split(fashion_dir, "train"), read_idx_split(fashion_dir, "test")
+    except (OSError, ValueError) as error:
+        raise RuntimeError(
+            "load_mnist: %s, and the Fashion-MNIST stand-in is unavailable (%s). Put mnist.npz "
+            "in %r, set ONEFLOW_MNIST_NPZ, or install Debian's dataset-fashion-mnist"
+            % (why, error, out_dir)) from None
+    if not _fallback_noted:
+        _fallback_noted = True
+        sys.stderr.write("oneflow: load_mnist: %s; using Fashion-MNIST from %s instead (same "
+                         "shapes and splits)\n" % (why, fashion_dir))
+    return arrays
+
+
+def load_mnist(train_batch_size=100, test_batch_size=100, data_format="NCHW", url=MNIST_URL,
+               hash_check=MNIST_SHA256, out_dir="."):
+    """MNIST in whole batches: ((train_images, train_labels), (test_images, test_labels)).
+
+    Images are float32 (pixel - 128) / 255 shaped (batches, batch_size, 1, 28, 28) for "NCHW" or
+    (batches, batch_size, 28, 28, 1) for "NHWC"; labels int32 (batches, batch_size). Each batch
+    size must divide its split (60,000 training, 10,000 test images).
+    """
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("load_mnist: data_format must be 'NCHW' or 'NHWC', got %r" % (data_format,))
+    for what, size in (("train_batch_size", train_batch_size),
+                       ("test_batch_size", test_batch_size)):
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+            raise ValueError("load_mnist: %s must be a positive int, got %r" % (what, size))
+    (x_train, y_train), (x_test, y_test) = _mnist_arrays(url, hash_check, out_dir)
+
+    def batches(x, y, batch_size, split):
+        if len(x) != len(y) or x.ndim != 3:
+            raise ValueError("load_mnist: the %s split has images %s and labels %s; expected "
+                             "N x H x W images and N labels" % (split, x.shape, y.shape))
+        if len(x) % batch_size:
+            raise ValueError("load_mnist: %s batch size %d does not divide the %d %s images"
+                             % (split, batch_size, len(x), split))
+        x = (x.astype(np.float32) - 128.0) / 255.0
+        if data_format == "NCHW":
+            images = x.reshape((-1, batch_size, 1) + x.shape[1:])
+        else:
+            images = x.reshape((-1, batch_size) + x.shape[1:] + (1,))
+        return images, y.astype(np.int32).reshape((-1, batch_size))
+
+    return (batches(x_train, y_train, train_batch_size, "training"),
+            batches(x_test, y_test, test_batch_size, "test"))
+
+
+__getattr__ = _missing_name_hook("oneflow.data")
