@@ -1,4 +1,5 @@
-"""oneflow.data: OneFlow 0.3's dataset helper `load_mnist`, and the IDX reader behind it.
+"""oneflow.data: OneFlow 0.3's dataset helper `load_mnist` (and the IDX reader behind it) and
+its synthetic data source `decode_random`.
 
 `load_mnist` returns MNIST as whole batches of numpy arrays, as OneFlow 0.3 did: it reads
 `mnist.npz` (keys x_train, y_train, x_test, y_test; uint8 images N x 28 x 28) from `out_dir`,
@@ -158,6 +159,53 @@ def load_mnist(train_batch_size=100, test_batch_size=100, data_format="NCHW", ur
 
     return (batches(x_train, y_train, train_batch_size, "training"),
             batches(x_test, y_test, test_batch_size, "test"))
+
+
+def decode_random(shape, dtype, batch_size=1, initializer=None, tick=None, distribute=None,
+                  name=None):
+    """A (batch_size,) + shape blob of fresh synthetic data every iteration, drawn as
+    `initializer` says (default: random_uniform_initializer(), uniform in [0, 1)); OneFlow 0.3's
+    data source for benchmarks without a dataset. Constant initializers give constant data;
+    integer dtypes take the floor of the uniform samples. `tick` and `distribute` are accepted
+    for compatibility (the blob is placed and split like any source op in the scope)."""
+    from oneflow.framework import dtypes, shapes
+    from oneflow.ops import array_ops, initializers, random_ops
+
+    if dtype is None:
+        raise TypeError("data.decode_random: dtype is required")
+    dtype = dtypes.check(dtype, "data.decode_random dtype")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size < 1:
+        raise ValueError("data.decode_random: batch_size must be a positive int, got %r"
+                         % (batch_size,))
+    full_shape = (int(batch_size),) + tuple(shapes.to_shape(shape, "data.decode_random"))
+    if initializer is None:
+        initializer = initializers.random_uniform_initializer()
+    if not isinstance(initializer, initializers.InitializerConf):
+        raise TypeError("data.decode_random: initializer must be a flow.*_initializer(), got %r"
+                        % (initializer,))
+    floating = dtype in (dtypes.float32, dtypes.float64)
+    sample_dtype = dtype if floating else dtypes.float32
+    if initializer.kind == "constant":
+        return array_ops.constant(initializer.args[0], dtype=dtype, shape=full_shape, name=name)
+    if initializer.kind == "random_uniform":
+        low, high = initializer.args
+        samples = random_ops.uniform(full_shape, low, high, dtype=sample_dtype,
+                                     seed=initializer.seed, name=name)
+        if floating:
+            return samples
+        from oneflow.ops import math_ops
+
+        return array_ops.cast(math_ops.floor(samples), dtype)
+    if initializer.kind == "random_normal":
+        if not floating:
+            raise TypeError("data.decode_random: random_normal_initializer needs a floating "
+                            "dtype, got %s" % dtype.name)
+        mean, stddev = initializer.args
+        return random_ops.normal(full_shape, mean, stddev, dtype=dtype, seed=initializer.seed,
+                                 name=name)
+    raise NotImplementedError("data.decode_random: initializer %s is not supported (constant, "
+                              "random_uniform and random_normal are)" % initializer.kind)
 
 
 __getattr__ = _missing_name_hook("oneflow.data")

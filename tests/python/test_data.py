@@ -3,6 +3,7 @@ and the offline fallback to Debian's Fashion-MNIST, which OneFlow 0.3's quick-st
 trains on unchanged."""
 import hashlib
 import os
+from typing import Tuple
 
 import numpy as np
 import pytest
@@ -145,3 +146,66 @@ def test_quick_start_mlp_trains_on_it(tmp_path, monkeypatch):
               for images, labels in zip(train_images[:60], train_labels[:60])]
     assert np.mean(losses[:5]) > 1.5
     assert np.mean(losses[-10:]) < 0.6 * np.mean(losses[:5])
+
+
+def test_decode_random_feeds_a_benchmark_style_train_job():
+    """OneFlow-Benchmark's synthetic input: zero int32 labels and uniform images, fresh each
+    iteration; the model learns to predict class 0."""
+    batch = 8
+
+    @flow.global_function(type="train")
+    def train_job() -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        label = flow.data.decode_random(shape=(), dtype=flow.int32, batch_size=batch,
+                                        initializer=flow.zeros_initializer(flow.int32))
+        image = flow.data.decode_random(shape=(3, 4, 4), dtype=flow.float, batch_size=batch)
+        logits = flow.layers.dense(flow.reshape(image, (batch, -1)), 10, name="fc")
+        loss = flow.nn.sparse_softmax_cross_entropy_with_logits(label, logits)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5])).minimize(loss)
+        return loss, image, label
+
+    results = [train_job() for _ in range(20)]
+    first_loss, first_image, label = results[0]
+    assert first_image.shape == (batch, 3, 4, 4) and first_image.dtype == np.float32
+    assert label.shape == (batch,) and label.dtype == np.int32 and not label.any()
+    images = np.stack([image for _, image, _ in results])
+    assert images.min() >= 0 and images.max() < 1 and abs(images.mean() - 0.5) < 0.05
+    assert not np.array_equal(results[1][1], first_image)  # fresh data every iteration
+    assert results[-1][0].mean() < 0.5 * first_loss.mean()
+
+
+def test_decode_random_initializers():
+    @flow.global_function()
+    def sample() -> Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        normal = flow.data.decode_random(
+            (64,), flow.float64, batch_size=64,
+            initializer=flow.random_normal_initializer(2.0, 0.5, seed=3))
+        ints = flow.data.decode_random((100,), flow.int32, batch_size=10,
+                                       initializer=flow.random_uniform_initializer(0, 10))
+        constant = flow.data.decode_random((2,), flow.float, batch_size=3,
+                                           initializer=flow.constant_initializer(1.5))
+        return normal, ints, constant
+
+    normal, ints, constant = sample()
+    assert normal.dtype == np.float64 and normal.shape == (64, 64)
+    assert abs(normal.mean() - 2.0) < 0.05 and abs(normal.std() - 0.5) < 0.05
+    assert ints.dtype == np.int32 and ints.min() == 0 and ints.max() == 9
+    np.testing.assert_array_equal(constant, np.full((3, 2), 1.5, np.float32))
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(dtype=None), TypeError, "dtype is required"),
+    (dict(batch_size=0), ValueError, "batch_size must be a positive int, got 0"),
+    (dict(initializer=flow.truncated_normal(0.1)), NotImplementedError,
+     "initializer truncated_normal is not supported"),
+    (dict(initializer="uniform"), TypeError, "initializer must be a flow"),
+])
+def test_decode_random_bad_arguments(kwargs, error, message):
+    arguments = dict(shape=(2,), dtype=flow.float, batch_size=2)
+    arguments.update(kwargs)
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.data.decode_random(**arguments)
+
+    with pytest.raises(error, match="data.decode_random: " + message):
+        job()
