@@ -4,6 +4,7 @@
 
 #include "oneflow/common/error.h"
 #include "oneflow/framework/op_registry.h"
+#include "oneflow/kernels/cpu/half_via_float_kernel.h"
 
 namespace oneflow {
 
@@ -21,16 +22,32 @@ void KernelRegistry::Register(const std::string& op_type, const std::string& dev
   factories_.emplace(key, std::move(factory));
 }
 
+const KernelFactory* KernelRegistry::Find(const std::string& op_type,
+                                          const std::string& device_tag,
+                                          DataType data_type) const {
+  auto it = factories_.find(std::make_tuple(op_type, device_tag, data_type));
+  if (it != factories_.end()) { return &it->second; }
+  if (device_tag != "cpu" || data_type != kFloat16 || !CanComputeHalfViaFloat(op_type)) {
+    return nullptr;
+  }
+  auto float_kernel = factories_.find(std::make_tuple(op_type, device_tag, kFloat));
+  if (float_kernel == factories_.end()) { return nullptr; }
+  std::lock_guard<std::mutex> lock(derived_mutex_);
+  KernelFactory& derived = derived_half_factories_[op_type];
+  if (!derived) { derived = MakeHalfViaFloatFactory(float_kernel->second); }
+  return &derived;
+}
+
 bool KernelRegistry::Has(const std::string& op_type, const std::string& device_tag,
                          DataType data_type) const {
-  return factories_.count(std::make_tuple(op_type, device_tag, data_type)) > 0;
+  return Find(op_type, device_tag, data_type) != nullptr;
 }
 
 const KernelFactory& KernelRegistry::Get(const std::string& op_name, const std::string& op_type,
                                          const std::string& device_tag,
                                          DataType data_type) const {
-  auto it = factories_.find(std::make_tuple(op_type, device_tag, data_type));
-  if (it == factories_.end()) {
+  const KernelFactory* factory = Find(op_type, device_tag, data_type);
+  if (factory == nullptr) {
     std::string device = device_tag;
     std::transform(device.begin(), device.end(), device.begin(), ::toupper);
     Error error(ErrorKind::kNotImplemented);
@@ -45,7 +62,7 @@ const KernelFactory& KernelRegistry::Get(const std::string& op_name, const std::
     if (!registered.empty()) { error << "; registered dtypes: " << registered; }
     throw error;
   }
-  return it->second;
+  return *factory;
 }
 
 DataType KernelDataType(const OpDef& def, const OperatorConf& conf,

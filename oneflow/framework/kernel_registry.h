@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 
@@ -15,6 +16,8 @@ struct OpDef;
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInitContext&)>;
 
+// A (op, "cpu", float16) lookup without a registered kernel falls back to the op's float32 CPU
+// kernel run on float32 copies (oneflow/kernels/cpu/half_via_float_kernel.h).
 class KernelRegistry {
  public:
   static KernelRegistry& Instance();
@@ -26,7 +29,13 @@ class KernelRegistry {
                            const std::string& device_tag, DataType data_type) const;
 
  private:
+  const KernelFactory* Find(const std::string& op_type, const std::string& device_tag,
+                            DataType data_type) const;
+
   std::map<std::tuple<std::string, std::string, DataType>, KernelFactory> factories_;
+  // Derived float16 CPU factories by op type, made on first lookup.
+  mutable std::mutex derived_mutex_;
+  mutable std::map<std::string, KernelFactory> derived_half_factories_;
 };
 
 // The dtype that selects an op's kernel: the op def's kernel_data_type_argument, else its first

@@ -181,6 +181,7 @@ void GenerateNormalizationTrainGrad(GradContext& ctx) {
 }  // namespace
 
 REGISTER_OP("normalization")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("mean")
     .Input("variance")
@@ -198,6 +199,7 @@ REGISTER_OP("normalization")
     .SetGradFn(GenerateNormalizationGrad);
 
 REGISTER_OP("normalization_grad")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("dy")
     .Input("mean")
@@ -235,6 +237,7 @@ REGISTER_OP("normalization_grad")
     .NonDifferentiable();
 
 REGISTER_OP("batch_norm_mean")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Output("mean")
     .Attr<int64_t>("axis", 1)
@@ -250,6 +253,7 @@ REGISTER_OP("batch_norm_mean")
     .NonDifferentiable();
 
 REGISTER_OP("batch_norm_variance")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("mean")
     .Output("variance")
@@ -267,6 +271,7 @@ REGISTER_OP("batch_norm_variance")
     .NonDifferentiable();
 
 REGISTER_OP("normalization_train")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("mean")
     .Input("variance")
@@ -305,6 +310,7 @@ REGISTER_OP("normalization_train")
     .SetGradFn(GenerateNormalizationTrainGrad);
 
 REGISTER_OP("normalization_train_grad_stats")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("dy")
     .Input("mean")
@@ -330,6 +336,7 @@ REGISTER_OP("normalization_train_grad_stats")
     .NonDifferentiable();
 
 REGISTER_OP("normalization_train_grad")
+    .KernelDataTypeFrom("x")  // x, not a float32 per-channel output, in mixed precision
     .Input("x")
     .Input("dy")
     .Input("mean")

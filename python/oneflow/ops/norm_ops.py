@@ -5,7 +5,7 @@ layer_norm.cpp, dropout.cpp."""
 import numbers
 import random
 
-from oneflow.framework import op_builder, shapes
+from oneflow.framework import dtypes, op_builder, shapes
 from oneflow.ops import array_ops, initializers, math_ops, variables
 
 
@@ -87,8 +87,10 @@ def _layer_batch_norm(op, inputs, axis, momentum, epsilon, center, scale, beta_i
     epsilon = _epsilon(epsilon, op)
     if not _is_train_job() or not trainable:
         training = False
+    # float16 inputs (mixed precision) keep float32 parameters and statistics, as OneFlow's.
+    param_dtype = dtypes.float32 if inputs.dtype == dtypes.float16 else inputs.dtype
     beta, gamma, moving_mean, moving_variance = _batch_norm_variables(
-        name, center, scale, inputs.shape[axis], inputs.dtype, trainable, beta_initializer,
+        name, center, scale, inputs.shape[axis], param_dtype, trainable, beta_initializer,
         beta_regularizer, gamma_initializer, gamma_regularizer, moving_mean_initializer,
         moving_variance_initializer)
     session = op_builder.current_job()

@@ -2,6 +2,7 @@
 // float16 data with float32 per-channel blobs.
 
 #include "oneflow/common/data_type.h"
+#include "oneflow/framework/kernel_registry.h"
 #include "tests/cpp/ops/op_test_util.h"
 
 namespace oneflow {
@@ -52,6 +53,25 @@ TEST(NormalizationOps, Float16DataKeepsFloat32PerChannelBlobs) {
   ExpectDesc(grad.at("dx_0"), x, "dx");
   for (const char* name : {"mean_diff_0", "variance_diff_0", "gamma_diff_0", "beta_diff_0"}) {
     ExpectDesc(grad.at(name), channel, name);
+  }
+}
+
+// x's dtype selects the kernel, not a float32 per-channel output's.
+TEST(NormalizationOps, KernelDtypeIsXs) {
+  const BlobDesc x{kX, kFloat16}, channel{kChannels, kFloat};
+  for (const auto& [op_type, inputs] : std::vector<std::pair<std::string, DescMap>>{
+           {"batch_norm_mean", {{"x_0", x}}},
+           {"batch_norm_variance", {{"x_0", x}, {"mean_0", channel}}},
+           {"normalization_train_grad_stats",
+            {{"x_0", x}, {"dy_0", x}, {"mean_0", channel}, {"variance_0", channel}}}}) {
+    std::map<std::string, int64_t> counts;
+    for (const auto& entry : inputs) { counts[entry.first.substr(0, entry.first.size() - 2)] = 1; }
+    const OperatorConf conf = MakeOpConf(op_type, counts, Attrs());
+    DescMap descs = inputs;
+    for (const auto& entry : Infer(conf, inputs)) { descs[entry.first] = entry.second; }
+    EXPECT_EQ(DataTypeName(KernelDataType(OpRegistry::Instance().Get(op_type), conf, descs)),
+              "float16")
+        << op_type;
   }
 }
 
