@@ -44,7 +44,7 @@ void JobBuildContext::SetBlobDiff(const std::string& lbn, const std::string& dif
 
 void JobBuildContext::AddDiffWatch(const std::string& lbn, int64_t handler_id) {
   LogicalBlobDesc(lbn);
-  (*job_.mutable_diff_watch())[lbn] = handler_id;
+  (*job_.mutable_diff_watch())[handler_id] = lbn;
 }
 
 void JobBuildContext::CheckAndFillArguments(OperatorConf& conf) const {

@@ -260,7 +260,7 @@ JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white,
     rewritten.SetBlobDiff(entry.first, entry.second);
   }
   for (const auto& entry : job.job().diff_watch()) {
-    rewritten.AddDiffWatch(entry.first, entry.second);
+    rewritten.AddDiffWatch(entry.second, entry.first);
   }
   return rewritten;
 }

@@ -18,16 +18,17 @@ class WatchDiffPass final : public Pass {
       throw Error(ErrorKind::kValue) << "flow.watch_diff is only valid in a train job; job '"
                                      << job.job_name() << "' is a predict job";
     }
-    std::map<std::string, int64_t> watches(current.diff_watch().begin(),
+    // handler id -> watched blob, in handler order.
+    std::map<int64_t, std::string> watches(current.diff_watch().begin(),
                                            current.diff_watch().end());
-    for (const auto& entry : watches) {
-      auto diff = job.job().blob_to_diff().find(entry.first);
+    for (const auto& [handler_id, lbn] : watches) {
+      auto diff = job.job().blob_to_diff().find(lbn);
       if (diff == job.job().blob_to_diff().end()) {
         throw Error(ErrorKind::kValue)
-            << "flow.watch_diff: blob '" << entry.first << "' gets no gradient; only blobs on a "
+            << "flow.watch_diff: blob '" << lbn << "' gets no gradient; only blobs on a "
             << "path from a trainable variable to the loss have one";
       }
-      std::string name = "System-WatchDiff-" + std::to_string(entry.second);
+      std::string name = "System-WatchDiff-" + std::to_string(handler_id);
       const OperatorConf& producer = job.Op(OpNameOfLbn(diff->second));
       std::string watched = diff->second;
       if (producer.mirrored()) {
@@ -43,7 +44,7 @@ class WatchDiffPass final : public Pass {
       }
       OperatorConf watch = OpConfBuilder("watch", name)
                                .Input("in", watched)
-                               .Attr("handler_id", entry.second)
+                               .Attr("handler_id", handler_id)
                                .Build();
       // A watch hands the whole blob to Python from one device.
       *watch.mutable_placement() = FirstDevicePlacement(producer.placement());
