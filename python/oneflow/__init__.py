@@ -13,6 +13,9 @@ from oneflow.framework.dtypes import (  # noqa: F401
 from oneflow.framework.function import FunctionConfig, function_config, global_function  # noqa: F401
 from oneflow.framework.session import clear_default_session, sync_default_session  # noqa: F401
 from oneflow.framework.blob import LazyBlob, LocalBlob  # noqa: F401
+from oneflow.framework.user_op_builder import (  # noqa: F401
+    consistent_user_op_builder, user_op_builder,
+)
 from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa: F401
 from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,

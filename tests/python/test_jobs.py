@@ -255,3 +255,28 @@ def test_calls_from_several_python_threads():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_two_watches_of_one_blob_both_fire(sgd):
+    """flow.watch and flow.watch_diff twice on the same blob (e.g. flow.cast of a float blob to
+    float, which returns the blob itself): every handler gets the value."""
+    seen = {}
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(2, 3), initializer=flow.ones_initializer())
+        same = flow.cast(w, flow.float)
+        for key in ("a", "b"):
+            flow.watch(same, lambda blob, key=key: seen.setdefault("value_" + key, blob))
+            flow.watch_diff(same, lambda blob, key=key: seen.setdefault("diff_" + key,
+                                                                          blob.numpy()))
+        loss = flow.math.reduce_sum(w * x)
+        sgd(0.0).minimize(loss)
+        return loss
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    job(x)
+    for key in ("a", "b"):
+        np.testing.assert_array_equal(seen["value_" + key], np.ones((2, 3), np.float32))
+        np.testing.assert_array_equal(seen["diff_" + key], x)
+    assert seen["value_a"].is_dynamic is False  # OneFlow 0.3's LocalBlob attribute

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import oneflow as flow
+import oneflow.typing as tp
 from op_checker import check_op, run_op
 
 SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1))]
@@ -250,3 +251,21 @@ def test_broadcast_to_compatible_with_errors():
             a, [flow.constant(0, shape=(4,))]), x)
     with pytest.raises(TypeError, match="broadcast_to_compatible_with: compatible must be a list"):
         _build(lambda a: flow.math.broadcast_to_compatible_with(a, a), x)
+
+
+def test_experimental_square_sum_and_its_gradient():
+    x = np.random.RandomState(4).uniform(-2, 2, (3, 5)).astype(np.float32)
+    grads = {}
+
+    @flow.global_function(type="train")
+    def job(x_in: tp.Numpy.Placeholder((3, 5))) -> tp.Numpy:
+        offset = flow.get_variable("offset", shape=(3, 5), initializer=flow.zeros_initializer())
+        total = flow.experimental.square_sum(x_in + offset)
+        flow.watch_diff(offset, lambda blob: grads.setdefault("offset", blob.numpy()))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(total)
+        return total
+
+    total = job(x)
+    assert total.shape == (1,)
+    np.testing.assert_allclose(total, [np.square(x.astype(np.float64)).sum()], rtol=1e-6)
+    np.testing.assert_allclose(grads["offset"], 2 * x, rtol=1e-6)

@@ -257,6 +257,19 @@ class LocalBlob(np.ndarray):
     def numpy_lists(self):
         return [[part] for part in self.numpy_list()]
 
+    # OneFlow 0.2's spellings of numpy() and numpy_list().
+    ndarray = numpy
+    ndarray_list = numpy_list
+
+    @property
+    def is_dynamic(self):
+        """Whether the blob's shape may vary between runs: never here (static shapes)."""
+        return False
+
+    @property
+    def is_tensor_list(self):
+        return False
+
 
 def as_local_blob(array, parts=None):
     blob = np.asarray(array).view(LocalBlob)

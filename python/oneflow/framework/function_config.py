@@ -17,6 +17,8 @@ from oneflow.framework import dtypes
 # name -> why ignoring it keeps the results. Dotted names are reached as config.group.name(...).
 _TUNING_NO_OPS = {
     "enable_cudnn": "cuDNN or not: the same convolution values either way",
+    "enable_tensor_float_32_compute":
+        "TF32 tensor-core math on GPUs; kernels here compute in full float32 either way",
     "cudnn_buf_limit_mbyte": "cuDNN workspace size",
     "cudnn_conv_force_fwd_algo": "cuDNN algorithm choice",
     "cudnn_conv_force_bwd_data_algo": "cuDNN algorithm choice",

@@ -1,0 +1,113 @@
+"""flow.user_op_builder: OneFlow 0.3's way to add any registered op by type, inputs, outputs and
+attributes, for ops without a Python wrapper:
+
+    out = (flow.user_op_builder("my_relu").Op("relu").Input("x", [x]).Output("y")
+           .Build().InferAndTryRun().SoleOutputBlob())
+
+The op goes through the same entry point as every wrapper (op_builder.add_op): it is checked
+and inferred at once, so an unknown op type, argument or attribute raises there, naming it.
+Attribute types come from the op's registration; OneFlow's attr_type_name is accepted and not
+needed.
+"""
+import numbers
+import random
+
+from oneflow.framework import dtypes, op_builder
+
+
+class UserOpConfBuilder:
+    def __init__(self, op_name, view=None):
+        if not isinstance(op_name, str) or not op_name:
+            raise TypeError("user_op_builder: op_name must be a non-empty str, got %r" % (op_name,))
+        self._name = op_name
+        self._view = view  # None: the current logical view; False: consistent
+        self._op_type = None
+        self._inputs = {}
+        self._outputs = []  # (argument, count) in the order given
+        self._attrs = {}
+
+    def Op(self, op_type_name):
+        if not isinstance(op_type_name, str) or not op_type_name:
+            raise TypeError("user_op_builder(%r).Op: the op type must be a non-empty str, got %r"
+                            % (self._name, op_type_name))
+        self._op_type = op_type_name
+        return self
+
+    def Input(self, input_name, input_blob_list):
+        if not isinstance(input_blob_list, (list, tuple)) or not input_blob_list:
+            raise TypeError("user_op_builder(%r).Input(%r): expected a non-empty list of blobs, "
+                            "got %r" % (self._name, input_name, input_blob_list))
+        self._inputs[input_name] = list(input_blob_list)
+        return self
+
+    def Output(self, output_name, num=1):
+        if isinstance(num, bool) or not isinstance(num, numbers.Integral) or num < 1:
+            raise ValueError("user_op_builder(%r).Output(%r): num must be a positive int, got %r"
+                             % (self._name, output_name, num))
+        self._outputs.append((output_name, int(num)))
+        return self
+
+    def Attr(self, attr_name, attr_value, attr_type_name=None):
+        if isinstance(attr_value, dtypes.DType):
+            attr_value = attr_value.value
+        elif isinstance(attr_value, (list, tuple)):
+            attr_value = [v.value if isinstance(v, dtypes.DType) else v for v in attr_value]
+        self._attrs[attr_name] = attr_value
+        return self
+
+    def SetRandomSeed(self, seed=None):
+        self._attrs["seed"] = random.getrandbits(63) if seed is None else int(seed)
+        return self
+
+    def CheckAndComplete(self):
+        return self
+
+    def Build(self):
+        if self._op_type is None:
+            raise ValueError("user_op_builder(%r): call .Op(op_type) before .Build()"
+                             % self._name)
+        return UserOp(self)
+
+
+class UserOp:
+    """A built op; InferAndTryRun() adds it to the job being traced."""
+
+    def __init__(self, builder):
+        self._builder = builder
+        self._outputs = None
+
+    def InferAndTryRun(self):
+        b = self._builder
+        outputs = op_builder.add_op(b._op_type, op_builder.op_name(b._name, b._op_type),
+                                    b._inputs, b._attrs, mirrored=b._view)
+        for argument, count in b._outputs:
+            got = len(outputs.get(argument, []))
+            if got < count:
+                raise ValueError("user_op_builder(%r): op type %s has %d '%s' output(s), %d "
+                                 "requested" % (b._name, b._op_type, got, argument, count))
+        self._outputs = outputs
+        return self
+
+    def RemoteBlobList(self):
+        if self._outputs is None:
+            raise RuntimeError("user_op_builder(%r): call InferAndTryRun() first"
+                               % self._builder._name)
+        return [blob for argument, count in self._builder._outputs
+                for blob in self._outputs[argument][:count]]
+
+    def SoleOutputBlob(self):
+        blobs = self.RemoteBlobList()
+        if len(blobs) != 1:
+            raise ValueError("user_op_builder(%r): SoleOutputBlob() needs exactly one requested "
+                             "output, got %d" % (self._builder._name, len(blobs)))
+        return blobs[0]
+
+
+def user_op_builder(op_name):
+    """A builder of one op of the current logical view."""
+    return UserOpConfBuilder(op_name)
+
+
+def consistent_user_op_builder(op_name):
+    """A builder of one op of the consistent view (one logical blob over the devices)."""
+    return UserOpConfBuilder(op_name, view=False)

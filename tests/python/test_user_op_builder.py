@@ -1,0 +1,82 @@
+"""flow.user_op_builder: any registered op by type, as OneFlow 0.3 scripts add ops that have no
+Python wrapper; the numbers come from the op (checked against NumPy), errors name the op."""
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+
+
+def test_relu_forward_and_gradient():
+    x = np.random.RandomState(0).uniform(-1, 1, (3, 4)).astype(np.float32)
+    grads = {}
+
+    @flow.global_function(type="train")
+    def job(x_in: tp.Numpy.Placeholder((3, 4))) -> tp.Numpy:
+        offset = flow.get_variable("offset", shape=(3, 4), initializer=flow.zeros_initializer())
+        y = (flow.user_op_builder("my_relu").Op("relu").Input("x", [x_in + offset])
+             .Output("y").Build().InferAndTryRun().SoleOutputBlob())
+        flow.watch_diff(offset, lambda blob: grads.setdefault("offset", blob.numpy()))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(
+            flow.math.reduce_sum(y * y))
+        return y
+
+    y = job(x)
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+    np.testing.assert_allclose(grads["offset"], 2 * np.maximum(x, 0), rtol=1e-6)
+
+
+def test_dtype_attribute_and_list_of_outputs():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
+        op = (flow.user_op_builder("to_int").Op("cast").Input("in", [x]).Output("out")
+              .Attr("dtype", flow.int32, "AttrTypeDataType").Build().InferAndTryRun())
+        blobs = op.RemoteBlobList()
+        assert len(blobs) == 1 and blobs[0].dtype == flow.int32
+        return blobs[0]
+
+    out = job(np.array([1.7, -2.2, 3.0, 0.4], np.float32))
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, [1, -2, 3, 0])
+
+
+def test_random_seed_makes_ops_repeat():
+    def uniform(name, seed):
+        return (flow.user_op_builder(name).Op("random_uniform").Output("out")
+                .Attr("shape", (5,)).Attr("dtype", flow.float).Attr("low", 0.0).Attr("high", 1.0)
+                .SetRandomSeed(seed).Build().InferAndTryRun().SoleOutputBlob())
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.concat([uniform("a", 7), uniform("b", 7), uniform("c", 8)], axis=0)
+
+    values = job()
+    np.testing.assert_array_equal(values[:5], values[5:10])
+    assert not np.array_equal(values[:5], values[10:])
+    assert values.min() >= 0 and values.max() < 1
+
+
+def test_errors_name_the_op():
+    def trace(build):
+        flow.clear_default_session()
+
+        @flow.global_function()
+        def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+            return build(x)
+
+        return job
+
+    with pytest.raises(NotImplementedError, match="no_such_op"):
+        trace(lambda x: flow.user_op_builder("a").Op("no_such_op").Input("x", [x]).Output("y")
+              .Build().InferAndTryRun().SoleOutputBlob())(np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match="has no attribute 'alpha'"):
+        trace(lambda x: flow.user_op_builder("b").Op("relu").Input("x", [x]).Output("y")
+              .Attr("alpha", 0.1).Build().InferAndTryRun().SoleOutputBlob())(
+            np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match="op type relu has 1 'y' output"):
+        trace(lambda x: flow.user_op_builder("c").Op("relu").Input("x", [x]).Output("y", 2)
+              .Build().InferAndTryRun().SoleOutputBlob())(np.zeros(2, np.float32))
+    with pytest.raises(ValueError, match=r"call \.Op\(op_type\) before \.Build\(\)"):
+        flow.user_op_builder("d").Build()
+    with pytest.raises(TypeError, match="expected a non-empty list of blobs"):
+        flow.user_op_builder("e").Op("relu").Input("x", None)
