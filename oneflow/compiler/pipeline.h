@@ -27,7 +27,9 @@ std::unique_ptr<Pass> MakeVariableOrderingPass();
 
 namespace oneflow {
 
-// Names of what the train-step pass adds; the autograd and optimizer passes read them.
+// Names of what the train-step pass adds; the autograd and optimizer passes read them. The
+// variables are named after TrainStateName(job conf): its train_state_name, else the job's name.
+std::string TrainStateName(const JobConf& conf);
 std::string TrainStepVariableName(const std::string& job_name);
 // The learning rate of the job's optimizer number `optimizer_index` (train_conf.optimizer).
 std::string LearningRateLbn(const std::string& job_name, int64_t optimizer_index = 0);

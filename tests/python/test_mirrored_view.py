@@ -165,3 +165,48 @@ def test_mirrored_blobs_stay_on_their_devices():
 
     with pytest.raises(ValueError, match="a mirrored blob stays on its devices"):
         job([np.ones(2, np.float32)] * 2)
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_list_numpy_shapes_are_upper_bounds(devices):
+    """As in OneFlow 0.3, a ListNumpy placeholder's shape bounds each device's array: smaller
+    arrays (one shape on every device) run a job traced for their shape."""
+    flow.config.cpu_device_num(devices)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((20, 8))) -> tp.ListNumpy:
+        return flow.math.argmax(x * 1.0, -1)
+
+    rng = np.random.RandomState(0)
+    for shape in [(10, 5), (20, 8), (10, 5), (3, 8)]:
+        values = [rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(devices)]
+        results = job(values)
+        for value, result in zip(values, results):
+            np.testing.assert_array_equal(result, np.argmax(value, -1))
+    with pytest.raises(ValueError, match=r"at most shape \(20, 8\)"):
+        job([rng.uniform(-1, 1, (21, 8)).astype(np.float32)] * devices)
+    if devices == 2:
+        with pytest.raises(ValueError, match="all of one shape"):
+            job([np.zeros((4, 8), np.float32), np.zeros((5, 8), np.float32)])
+
+
+def test_smaller_list_numpy_train_call_shares_the_training_state():
+    """A train call with smaller arrays trains the same variable and advances the same train
+    step counter as the declared-shape calls."""
+    flow.config.cpu_device_num(1)
+
+    @flow.global_function(type="train", function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((6, 2))) -> tp.ListNumpy:
+        w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_sum(x * w)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5]),
+                           momentum=0).minimize(loss)
+        return loss
+
+    x = np.ones((6, 2), np.float32)
+    job([x])  # w -= 0.5 * 6
+    job([x[:2]])  # w -= 0.5 * 2
+    variables = flow.get_all_variables()
+    np.testing.assert_allclose(variables["w"].numpy(), [-3.0, -3.0])
+    np.testing.assert_array_equal(variables["System-Train-TrainStep-job"].numpy(), [2])
+    assert not any(name.startswith("System-Train-TrainStep-job-") for name in variables)

@@ -192,16 +192,17 @@ void BindSession(py::module_& module) {
       .def(
           "open_job",
           [](Session& session, const std::string& job_name, bool is_train, int data_type,
-             bool enable_auto_mixed_precision) {
+             bool enable_auto_mixed_precision, const std::string& train_state_name) {
             JobConf conf;
             conf.set_job_name(job_name);
+            conf.set_train_state_name(train_state_name);
             conf.set_is_train(is_train);
             conf.set_default_data_type(static_cast<DataType>(data_type));
             conf.set_enable_auto_mixed_precision(enable_auto_mixed_precision);
             session.OpenJob(conf);
           },
           py::arg("job_name"), py::arg("is_train"), py::arg("data_type"),
-          py::arg("enable_auto_mixed_precision") = false)
+          py::arg("enable_auto_mixed_precision") = false, py::arg("train_state_name") = "")
       .def("close_job", &Session::CloseJob)
       .def(
           "auto_mixed_precision_cast_count",

@@ -190,7 +190,7 @@ class AutogradPass final : public Pass {
           train.has_dynamic_loss_scale()
               ? OpConfBuilder("loss_scale_seed", seed_name)
                     .Input("like", loss)
-                    .Input("loss_scale", MakeLbn(LossScaleVariableName(job.job_name()), "out"))
+                    .Input("loss_scale", MakeLbn(LossScaleVariableName(TrainStateName(job.job().job_conf())), "out"))
                     .Build()
               : OpConfBuilder("constant_like", seed_name).Input("like", loss).Attr("value", seed).Build();
       state.AddContribution(loss, OutputLbn(state.Add(seed_op, producer.placement()), "out"));

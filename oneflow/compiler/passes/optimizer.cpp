@@ -173,7 +173,7 @@ class OptimizerPass final : public Pass {
                                          const std::vector<std::vector<VariableGradient>>& groups,
                                          std::string* skip_if) {
     const std::string prefix = "System-Train-DynamicLossScale-" + job.job_name();
-    const std::string loss_scale = MakeLbn(LossScaleVariableName(job.job_name()), "out");
+    const std::string loss_scale = MakeLbn(LossScaleVariableName(TrainStateName(job.job().job_conf())), "out");
     std::vector<std::string> counts;
     for (const auto& group : groups) {
       for (const VariableGradient& gradient : group) {
@@ -193,7 +193,7 @@ class OptimizerPass final : public Pass {
         OpConfBuilder("dynamic_loss_scale_schedule", prefix + "-Schedule")
             .Input("count_not_finite", *skip_if)
             .Input("loss_scale", loss_scale)
-            .Input("good_step_counter", MakeLbn(GoodStepCounterVariableName(job.job_name()), "out"))
+            .Input("good_step_counter", MakeLbn(GoodStepCounterVariableName(TrainStateName(job.job().job_conf())), "out"))
             .Attr("increment_period", conf.increment_period())
             .Attr("multiplier", conf.multiplier())
             .Build();
@@ -261,7 +261,7 @@ class OptimizerPass final : public Pass {
       if (state != "model") { update.Input(state, StateVariable(job, variable, state)); }
     }
     if (def.FindInput("train_step") != nullptr) {
-      update.Input("train_step", MakeLbn(TrainStepVariableName(job.job_name()), "out"));
+      update.Input("train_step", MakeLbn(TrainStepVariableName(TrainStateName(job.job().job_conf())), "out"));
     }
     if (!scale_by_tensor.empty()) { update.Input("scale_by_tensor", scale_by_tensor); }
     if (!skip_if.empty()) { update.Input("skip_if", skip_if); }

@@ -6,6 +6,10 @@
 
 namespace oneflow {
 
+std::string TrainStateName(const JobConf& conf) {
+  return conf.train_state_name().empty() ? conf.job_name() : conf.train_state_name();
+}
+
 std::string TrainStepVariableName(const std::string& job_name) {
   return "System-Train-TrainStep-" + job_name;
 }
@@ -51,7 +55,7 @@ class TrainStepPass final : public Pass {
           << "' has no optimizer: call flow.optimizer.SGD(...).minimize(loss) inside the job "
              "function";
     }
-    const std::string step_name = TrainStepVariableName(job.job_name());
+    const std::string step_name = TrainStepVariableName(TrainStateName(job.job().job_conf()));
     job.AddOp(ScalarVariable(step_name, kInt64, 0.0));
     const std::string step_lbn = MakeLbn(step_name, "out");
     for (int64_t i = 0; i < train.optimizer_size(); ++i) {
@@ -71,8 +75,8 @@ class TrainStepPass final : public Pass {
                   .Build());
     if (train.has_dynamic_loss_scale()) {
       const double initial = train.dynamic_loss_scale().initial_loss_scale();
-      job.AddOp(ScalarVariable(LossScaleVariableName(job.job_name()), kFloat, initial));
-      job.AddOp(ScalarVariable(GoodStepCounterVariableName(job.job_name()), kInt64, 0.0));
+      job.AddOp(ScalarVariable(LossScaleVariableName(TrainStateName(job.job().job_conf())), kFloat, initial));
+      job.AddOp(ScalarVariable(GoodStepCounterVariableName(TrainStateName(job.job().job_conf())), kInt64, 0.0));
     }
   }
 };

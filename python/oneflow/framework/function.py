@@ -27,6 +27,12 @@ class FunctionDesc:
         self.arguments = []  # (parameter name, _Input or nested tuple of _Input)
         self.output_structure = None  # nested tuple/list/dict of _Result
         self.return_annotation = self.signature.return_annotation
+        # Mirrored placeholders' shapes are upper bounds: a call with smaller per-device arrays
+        # runs a job traced for those shapes (a specialization), sharing the variables and, for
+        # train jobs, the training state (train step, loss scale) under the function's name.
+        self.train_state_name = None
+        self.placeholder_overrides = {}  # argument label -> placeholder of a specialization
+        self.specializations = {}  # ((label, shape), ...) -> FunctionDesc
 
 
 def global_function(type="predict", function_config=None):  # noqa: A002 - OneFlow's name
@@ -269,6 +275,7 @@ def _add_input(session, desc, label, op_name, annotation):
         pairs = [_add_input(session, desc, "%s[%d]" % (label, i), "%s_%d" % (op_name, i), item)
                  for i, item in enumerate(items)]
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    annotation = desc.placeholder_overrides.get(label, annotation)
     if not isinstance(annotation, (oft.Numpy.Placeholder, oft.ListNumpy.Placeholder,
                                    oft.ListListNumpy.Placeholder)):
         raise TypeError(
@@ -320,7 +327,8 @@ def trace(session, desc):
     optimizer.finish_training(session, desc)
 
 
-def _checked_array(desc, parameter_name, placeholder, value):
+def _checked_array(desc, parameter_name, placeholder, value, bound=None):
+    """`bound`: the shape a mirrored placeholder declared (an upper bound), for the message."""
     array = np.asarray(value)
     expected_dtype = placeholder.dtype.numpy_dtype
     if array.dtype != expected_dtype:
@@ -329,6 +337,11 @@ def _checked_array(desc, parameter_name, placeholder, value):
             % (desc.name, parameter_name, placeholder.dtype.name, array.dtype)
         )
     if tuple(array.shape) != tuple(placeholder.shape):
+        if bound is not None:
+            raise ValueError(
+                "job %r, argument %r: expected per-device arrays of rank %d and at most shape "
+                "%s (the ListNumpy placeholder's), all of one shape, got %s"
+                % (desc.name, parameter_name, len(bound), tuple(bound), tuple(array.shape)))
         raise ValueError(
             "job %r, argument %r: expected shape %s, got %s"
             % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
@@ -354,7 +367,86 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
                     "job %r, argument %r: tensor lists of more than one tensor per device are "
                     "not supported; give %s" % (desc.name, parameter_name, what))
         value = [device_list[0] for device_list in value]
-    return np.stack([_checked_array(desc, parameter_name, placeholder, v) for v in value])
+    return np.stack([_checked_array(desc, parameter_name, placeholder, v,
+                                    bound=_declared_shape(desc, parameter_name, placeholder))
+                     for v in value])
+
+
+def _declared_shape(desc, label, placeholder):
+    """The shape the function declared for a mirrored placeholder (a specialization's is
+    smaller)."""
+    base = getattr(desc, "base", None) or desc
+    for leaf_label, leaf in _leaves(base):
+        if leaf_label == label:
+            return tuple(leaf.placeholder.shape)
+    return tuple(placeholder.shape)
+
+
+def _leaves(desc):
+    """(label, _Input) of every input of a traced function, Tuple items included."""
+    def walk(label, structure):
+        if isinstance(structure, tuple):
+            for i, item in enumerate(structure):
+                yield from walk("%s[%d]" % (label, i), item)
+        else:
+            yield label, structure
+    for parameter_name, structure in desc.arguments:
+        yield from walk(parameter_name, structure)
+
+
+def _dynamic_shapes(desc, args, kwargs):
+    """label -> per-device shape for each mirrored argument of this call given arrays smaller
+    than its placeholder (same rank, no axis larger, one shape on every device); {} when every
+    array has the declared shape or the call is malformed (the usual checks then say how)."""
+    try:
+        bound = desc.signature.bind(*args, **kwargs).arguments
+    except TypeError:
+        return {}
+    shapes = {}
+
+    def walk(label, structure, value):
+        if isinstance(structure, tuple):
+            if isinstance(value, (tuple, list)) and len(value) == len(structure):
+                for i, (item, item_value) in enumerate(zip(structure, value)):
+                    walk("%s[%d]" % (label, i), item, item_value)
+            return
+        if structure.parts is None or not isinstance(value, (list, tuple)) or not value:
+            return
+        arrays = [item[0] if isinstance(item, (list, tuple)) and len(item) == 1 else item
+                  for item in value]
+        found = {tuple(np.shape(array)) for array in arrays}
+        declared = tuple(structure.placeholder.shape)
+        if len(found) != 1:
+            return
+        shape = found.pop()
+        if shape != declared and len(shape) == len(declared) and all(
+                0 < s <= d for s, d in zip(shape, declared)):
+            shapes[label] = shape
+
+    for parameter_name, structure in desc.arguments:
+        walk(parameter_name, structure, bound.get(parameter_name))
+    return shapes
+
+
+def _specialization(session, desc, shapes):
+    """The job traced from desc's function for mirrored arguments of `shapes` (made and
+    compiled on first use; the runtime restarts once for it)."""
+    key = tuple(sorted(shapes.items()))
+    spec = desc.specializations.get(key)
+    if spec is None:
+        spec = FunctionDesc(desc.func, "train" if desc.is_train else "predict", desc.config)
+        spec.name = "%s-shape%d" % (desc.name, len(desc.specializations) + 1)
+        spec.base = desc
+        spec.train_state_name = desc.name
+        leaves = dict(_leaves(desc))
+        for label, shape in shapes.items():
+            placeholder = leaves[label].placeholder
+            spec.placeholder_overrides[label] = type(placeholder)(
+                shape, dtype=placeholder.dtype, batch_axis=placeholder.batch_axis)
+        session.register_function(spec)
+        desc.specializations[key] = spec
+    session.ensure_compiled(spec)
+    return spec
 
 
 def _argument_inputs(desc, label, structure, value, inputs, copy):
@@ -454,6 +546,9 @@ def _call(session, desc, args, kwargs):
     annotation = desc.return_annotation
     with session.lock:
         session.ensure_compiled(desc)
+        shapes = _dynamic_shapes(desc, args, kwargs)
+        if shapes:
+            desc = _specialization(session, desc, shapes)
         # Known after tracing: a job returning nothing completes at its call.
         blocking = not isinstance(annotation, oft.CallbackType) and (
             annotation is not inspect.Signature.empty or desc.output_structure is None)

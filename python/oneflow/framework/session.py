@@ -238,7 +238,7 @@ class Session:
 
         cpp = self.cpp
         cpp.open_job(desc.name, desc.is_train, desc.config.data_type().value,
-                     desc.config._auto_mixed_precision)
+                     desc.config._auto_mixed_precision, desc.train_state_name or "")
         self.tracing_job = desc
         self.scope = scope_util.ScopeStack()
         try:
