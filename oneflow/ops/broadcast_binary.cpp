@@ -276,11 +276,8 @@ const std::vector<BinaryOpSpec>& BinaryOpSpecs() {
 InferFn MakeBroadcastInfer(const BinaryOpSpec& spec) {
   const std::string op_type = spec.op_type;
   const bool compare = spec.kind == BinaryKind::kCompare;
-  std::vector<DataType> allowed = {kFloat, kDouble};
-  // The arithmetic four may run in float16 under auto mixed precision (its gray list).
-  static const std::set<std::string> kHalfOps = {"broadcast_add", "broadcast_sub", "broadcast_mul",
-                                                 "broadcast_div"};
-  if (kHalfOps.count(op_type)) { allowed.push_back(kFloat16); }
+  // float16: GPU kernels compute it; CPU devices through float32 (half_via_float_kernel.h).
+  std::vector<DataType> allowed = {kFloat, kDouble, kFloat16};
   if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt32, kInt64}); }
   if (compare) { allowed.push_back(kInt8); }
   return [op_type, compare, allowed](InferContext& ctx) {

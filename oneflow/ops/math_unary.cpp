@@ -117,7 +117,8 @@ GradFn MakeGradFn(const UnaryOpSpec& spec) {
 void RegisterUnaryOp(const UnaryOpSpec& spec) {
   const std::string op_type = spec.op_type;
   const bool logical = spec.gradient == UnaryGradient::kLogical;
-  std::vector<DataType> data_types = {kFloat, kDouble};
+  // float16: GPU kernels compute it; CPU devices through float32 (half_via_float_kernel.h).
+  std::vector<DataType> data_types = {kFloat, kDouble, kFloat16};
   if (spec.allows_integers) { data_types.insert(data_types.end(), {kInt32, kInt64}); }
   if (logical) { data_types.push_back(kInt8); }
   auto check_attrs = spec.check_attrs;

@@ -85,7 +85,7 @@ REGISTER_OP("scalar_pow")
     .Output("out")
     .Attr<double>("exponent", 1.0)
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "scalar_pow", "in", "out", {kFloat, kDouble});
+      InferElementwiseUnary(ctx, "scalar_pow", "in", "out", {kFloat, kDouble, kFloat16});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), false);

@@ -26,7 +26,7 @@ REGISTER_OP("square")
     .Input("x")
     .Output("y")
     .SetInferFn([](InferContext& ctx) {
-      InferElementwiseUnary(ctx, "square", "x", "y", {kFloat, kDouble});
+      InferElementwiseUnary(ctx, "square", "x", "y", {kFloat, kDouble, kFloat16});
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("x").shape.num_axes(), false);

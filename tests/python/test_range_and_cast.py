@@ -93,11 +93,14 @@ def test_cast_to_float16_rounds_like_numpy(source):
 
 
 def test_float16_compute_on_cpu():
-    """Ops that take float16 compute it on the CPU in float32 and round once; the others
-    refuse it loudly."""
+    """float16 ops compute on the CPU in float32 and round once; ops without float16 refuse it
+    loudly."""
     x = np.array([0.1, 1000.0, 3.3], np.float16)
     total = _run(lambda b: flow.math.reduce_sum(b), x)
     assert total.dtype == np.float16
     assert total == np.float16(x.astype(np.float32).sum())
+    small = np.array([0.1, -2.5, 3.3], np.float16)
+    np.testing.assert_array_equal(_run(lambda b: flow.math.exp(b), small),
+                                  np.exp(small.astype(np.float32)).astype(np.float16))
     with pytest.raises(TypeError, match="float16"):
-        _run(lambda b: flow.math.exp(b), x)
+        _run(lambda b: flow.math.reduce_prod(b), x)
