@@ -9,7 +9,19 @@ import numpy as np
 
 
 
-class LazyBlob:
+class _StaticShape:
+    """OneFlow 0.3's blob attributes about dynamic shapes: shapes are static here."""
+
+    @property
+    def is_dynamic(self):
+        return False
+
+    @property
+    def is_tensor_list(self):
+        return False
+
+
+class LazyBlob(_StaticShape):
     """Handle of a logical blob "<op name>/<argument>_<index>" in the job being traced: its
     logical shape and dtype, the placement of the op that produced it, how that op laid it out
     (`sbp`: "S(0)", "B" or "P") and, after `with_distribute`, the layout its consumer must use."""
@@ -82,14 +94,6 @@ class LazyBlob:
     def distribute_hint(self):
         """The layout a consumer must use (from with_distribute), or None."""
         return self._hint
-
-    @property
-    def is_dynamic(self):
-        return False
-
-    @property
-    def is_tensor_list(self):
-        return False
 
     def with_distribute(self, distribute):
         """The same blob, with a hint that its consumers read it laid out as `distribute`
@@ -240,7 +244,7 @@ def is_scalar(value):
     )
 
 
-class LocalBlob(np.ndarray):
+class LocalBlob(_StaticShape, np.ndarray):
     """A result value: a numpy array that also answers OneFlow 0.3's LocalBlob methods. A result
     of the mirrored view is the devices' values concatenated along axis 0 (stacked when they are
     0-d); numpy(i) and numpy_list() give them one by one."""
@@ -260,15 +264,6 @@ class LocalBlob(np.ndarray):
     # OneFlow 0.2's spellings of numpy() and numpy_list().
     ndarray = numpy
     ndarray_list = numpy_list
-
-    @property
-    def is_dynamic(self):
-        """Whether the blob's shape may vary between runs: never here (static shapes)."""
-        return False
-
-    @property
-    def is_tensor_list(self):
-        return False
 
 
 def as_local_blob(array, parts=None):
