@@ -116,6 +116,9 @@ Shape ReduceShape(const Shape& shape, const std::vector<int64_t>& axes, bool kee
       dims.push_back(1);
     }
   }
+  // As OneFlow 0.3 (Shape::RemoveOnes): reducing every axis of a blob gives shape (1,), not a
+  // 0-d blob.
+  if (dims.empty() && shape.num_axes() > 0) { dims.push_back(1); }
   return Shape(dims);
 }
 

@@ -46,7 +46,8 @@ std::vector<int64_t> NormalizeReduceAxes(const std::string& op_type,
 int64_t NormalizeAxis(const std::string& op_type, const std::string& what, int64_t axis,
                       int64_t num_axes);
 
-// Shape of a reduction over normalised `axes`: reduced axes become 1 (keepdims) or are dropped.
+// Shape of a reduction over normalised `axes`: reduced axes become 1 (keepdims) or are dropped
+// (all of them dropped: shape (1,), as in OneFlow 0.3).
 Shape ReduceShape(const Shape& shape, const std::vector<int64_t>& axes, bool keepdims);
 
 // broadcast_like: `x` may be like's shape with the normalised `broadcast_axes` removed or kept as

@@ -52,11 +52,11 @@ def test_result_annotations_of_mirrored_blobs():
 
     @flow.global_function(function_config=_mirrored_config())
     def as_future(x: tp.ListNumpy.Placeholder((2, 3))):
-        return flow.math.reduce_sum(x)  # 0-d per device
+        return flow.math.reduce_sum(x)  # shape (1,) per device, as in OneFlow 0.3
 
     local = as_future(values).get()
-    np.testing.assert_array_equal(local.numpy_list(), [6.0, 12.0])
-    np.testing.assert_array_equal(local.numpy(1), 12.0)
+    np.testing.assert_array_equal(local.numpy_list(), [[6.0], [12.0]])
+    np.testing.assert_array_equal(local.numpy(1), [12.0])
 
 
 def test_training_sums_the_devices_gradients():

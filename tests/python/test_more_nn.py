@@ -208,7 +208,7 @@ def test_triplet_margin_loss_matches_torch(p, swap, reduction):
                                                                 reduction=reduction),
                       reference, inputs=[anchor, positive, negative],
                       multi_device=(p == 2.0 and reduction == "mean"))
-    assert out.shape == ((5,) if reduction == "none" else ())
+    assert out.shape == ((5,) if reduction == "none" else (1,))
 
 
 def test_triplet_margin_loss_oneflow_example_and_errors():
