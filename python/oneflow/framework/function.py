@@ -31,6 +31,7 @@ class FunctionDesc:
         # runs a job traced for those shapes (a specialization), sharing the variables and, for
         # train jobs, the training state (train step, loss scale) under the function's name.
         self.train_state_name = None
+        self.base = None  # a specialization's function
         self.placeholder_overrides = {}  # argument label -> placeholder of a specialization
         self.specializations = {}  # ((label, shape), ...) -> FunctionDesc
 
@@ -375,7 +376,7 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
 def _declared_shape(desc, label, placeholder):
     """The shape the function declared for a mirrored placeholder (a specialization's is
     smaller)."""
-    base = getattr(desc, "base", None) or desc
+    base = desc.base or desc
     for leaf_label, leaf in _leaves(base):
         if leaf_label == label:
             return tuple(leaf.placeholder.shape)
