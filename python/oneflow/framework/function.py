@@ -368,8 +368,8 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
                     "job %r, argument %r: tensor lists of more than one tensor per device are "
                     "not supported; give %s" % (desc.name, parameter_name, what))
         value = [device_list[0] for device_list in value]
-    return np.stack([_checked_array(desc, parameter_name, placeholder, v,
-                                    bound=_declared_shape(desc, parameter_name, placeholder))
+    bound = _declared_shape(desc, parameter_name, placeholder)
+    return np.stack([_checked_array(desc, parameter_name, placeholder, v, bound=bound)
                      for v in value])
 
 
