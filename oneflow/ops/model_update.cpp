@@ -3,7 +3,9 @@
 //   inputs  model, model_diff (shaped like model), learning_rate ((1,) float), and optionally
 //           train_step ((1,) int64, the step counter, 0 at the first iteration),
 //           scale_by_tensor ((1,) float, multiplies scale: 1 / loss scale, clipping factor) and
-//           skip_if ((1,) int64: non-zero skips the update, e.g. non-finite gradients)
+//           skip_if ((1,) int64: non-zero skips the update, e.g. non-finite gradients);
+//           elementwise updates also take update_mask (shaped like model: the elements where it
+//           is zero, and their state, are left untouched; sparse updates of gathered rows)
 //   attrs   scale, l1, l2 (the gradient is g = scale * diff + l1 * sign(model) + l2 * model) and
 //           weight_decay (decoupled, as each formula below says)
 // Every other mutable input is optimizer state; the pass gives it a zero-initialised variable.
@@ -64,6 +66,9 @@ void InferModelUpdate(InferContext& ctx, const AttrCheck& check_attrs) {
   const BlobDesc& model = ctx.Input("model");
   CheckFloatingDataType(op_type, "model", model.data_type);
   CheckLikeModel(op_type, model, "model_diff", ctx.Input("model_diff"));
+  if (ctx.HasInput("update_mask")) {
+    CheckLikeModel(op_type, model, "update_mask", ctx.Input("update_mask"));
+  }
   for (const std::string& state : OpRegistry::Instance().Get(op_type).mutable_inputs) {
     if (state != "model") { CheckLikeModel(op_type, model, state, ctx.Input(state)); }
   }
@@ -118,6 +123,7 @@ OpDefBuilder ModelUpdateOpDef(const std::string& op_type, bool elementwise,
       .SetInferFn([check_attrs](InferContext& ctx) { InferModelUpdate(ctx, check_attrs); })
       .SetSbpFn([elementwise](SbpContext& ctx) { AddModelUpdateSignatures(ctx, elementwise); })
       .NonDifferentiable();
+  if (elementwise) { builder.OptionalInput("update_mask"); }
   return builder;
 }
 

@@ -273,7 +273,8 @@ void BindSession(py::module_& module) {
           "set_train_conf",
           [](Session& session, const std::vector<std::string>& loss_lbns,
              const py::list& optimizers, double loss_scale_factor,
-             const py::object& dynamic_loss_scale) {
+             const py::object& dynamic_loss_scale,
+             const std::vector<std::string>& indexed_slices_variables) {
             JobConf& conf = session.CurrentJob().mutable_job_conf();
             if (!conf.is_train()) {
               throw Error(ErrorKind::kValue)
@@ -300,10 +301,16 @@ void BindSession(py::module_& module) {
               dynamic->set_increment_period(policy["increment_period"].cast<int64_t>());
               dynamic->set_multiplier(policy["multiplier"].cast<double>());
             }
+            for (const std::string& name : indexed_slices_variables) {
+              train.add_indexed_slices_variable(name);
+            }
             *conf.mutable_train_conf() = std::move(train);
           },
           "Makes the job being traced a training job (optimizer.minimize): its losses, its "
-          "optimizers (dicts, see python/oneflow/ops/optimizer.py) and loss scaling.")
+          "optimizers (dicts, see python/oneflow/ops/optimizer.py), loss scaling and the "
+          "variables updated sparsely.",
+          py::arg("loss_lbns"), py::arg("optimizers"), py::arg("loss_scale_factor"),
+          py::arg("dynamic_loss_scale"), py::arg("indexed_slices_variables") = std::vector<std::string>())
       .def("add_diff_watch",
            [](Session& session, const std::string& lbn, int64_t handler_id) {
              session.CurrentJob().AddDiffWatch(lbn, handler_id);

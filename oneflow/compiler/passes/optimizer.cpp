@@ -12,7 +12,14 @@
 // are any, and the loss scale shrinks or grows (dynamic_loss_scale_schedule). Clipping by global
 // norm makes each gradient explicit (scale_regularize_gradient), sums their squares, and gives
 // the updates the clip factor as scale_by_tensor instead.
+//
+// Sparse updates (TrainConf.indexed_slices_variable, OneFlow's indexed_slices_optimizer_conf): a
+// listed variable whose gradient is gather's (unsorted_segment_sum_like on axis 0, possibly
+// scaled, cast or re-laid out on the way) gets an update_mask counting how often each row was
+// looked up; its update leaves the rows with a zero count, and their state, untouched. Any
+// other gradient, or an update op that needs whole-variable norms, stays dense, as in OneFlow.
 #include <regex>
+#include <set>
 
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/framework/op_conf_util.h"
@@ -65,7 +72,55 @@ struct VariableGradient {
   OperatorConf variable;
   std::string diff;
   double l1 = 0.0, l2 = 0.0;
+  std::string update_mask;  // sparse update: the rows to update (non-zero), or empty
 };
+
+// The gather gradient (unsorted_segment_sum_like on axis 0) `diff` comes from, through ops
+// that only scale, cast or re-lay out their input; nullptr when there is none.
+const OperatorConf* GatherGradientOf(const JobBuildContext& job, std::string diff) {
+  static const std::set<std::string> kPassThrough = {"scalar_mul", "cast", "identity",
+                                                     "parallel_cast"};
+  for (;;) {
+    const OperatorConf& op = job.Op(OpNameOfLbn(diff));
+    if (op.op_type() == "unsorted_segment_sum_like") {
+      const bool rows = op.attr().at("axis").int64_value() == 0 &&
+                        op.attr().at("batch_dims").int64_value() == 0;
+      return rows ? &op : nullptr;
+    }
+    if (kPassThrough.count(op.op_type()) == 0) { return nullptr; }
+    diff = InputLbn(op, "in");
+  }
+}
+
+// For a sparsely updated variable: a blob shaped like it whose rows count the lookups of each
+// row (built as a segment sum of ones over the gather's indices); empty when its gradient does
+// not come from a gather.
+std::string SparseUpdateMask(JobBuildContext& job, const VariableGradient& gradient) {
+  const OperatorConf* segment_sum = GatherGradientOf(job, gradient.diff);
+  if (segment_sum == nullptr) { return ""; }
+  const std::string name = gradient.variable.name() + "-update_mask";
+  const std::string data = InputLbn(*segment_sum, "data");
+  const std::string indices = InputLbn(*segment_sum, "segment_ids");
+  const std::string model = OutputLbn(gradient.variable, "out");
+  auto placed = [&](OperatorConf conf) {
+    *conf.mutable_placement() = gradient.variable.placement();
+    conf.set_created_by_pass("optimizer");
+    return OutputLbn(job.AddOp(std::move(conf)), "out");
+  };
+  std::string ones =
+      placed(OpConfBuilder("constant_like", name + "-ones").Input("like", data).Attr("value", 1.0)
+                 .Build());
+  const DataType model_type = job.LogicalBlobDesc(model).data_type;
+  if (job.LogicalBlobDesc(ones).data_type != model_type) {
+    ones = placed(OpConfBuilder("cast", name + "-cast").Input("in", ones).Attr("dtype", model_type)
+                      .Build());
+  }
+  return placed(OpConfBuilder("unsorted_segment_sum_like", name)
+                    .Input("data", ones)
+                    .Input("segment_ids", indices)
+                    .Input("like", model)
+                    .Build());
+}
 
 class OptimizerPass final : public Pass {
  public:
@@ -80,6 +135,17 @@ class OptimizerPass final : public Pass {
         1.0 / (static_cast<double>(job.LogicalBlobDesc(train.loss_lbn(0)).shape.elem_count()) *
                (train.has_dynamic_loss_scale() ? 1.0 : static_scale));
     std::vector<std::vector<VariableGradient>> groups = GroupByOptimizer(job, train);
+    const std::set<std::string> sparse(train.indexed_slices_variable().begin(),
+                                       train.indexed_slices_variable().end());
+    for (int64_t i = 0; i < train.optimizer_size(); ++i) {
+      const OpDef& def = OpRegistry::Instance().Get(train.optimizer(i).update_op_type());
+      if (def.FindInput("update_mask") == nullptr) { continue; }
+      for (VariableGradient& gradient : groups[i]) {
+        if (sparse.count(gradient.variable.name()) > 0) {
+          gradient.update_mask = SparseUpdateMask(job, gradient);
+        }
+      }
+    }
 
     std::string inverse_loss_scale, skip_if;
     if (train.has_dynamic_loss_scale()) {
@@ -265,6 +331,7 @@ class OptimizerPass final : public Pass {
     }
     if (!scale_by_tensor.empty()) { update.Input("scale_by_tensor", scale_by_tensor); }
     if (!skip_if.empty()) { update.Input("skip_if", skip_if); }
+    if (!gradient.update_mask.empty()) { update.Input("update_mask", gradient.update_mask); }
     OperatorConf conf = update.Build();
     for (const auto& attr : optimizer.update_attr()) {
       (*conf.mutable_attr())[attr.first] = attr.second;

@@ -51,18 +51,29 @@ class ModelUpdateKernel : public Kernel {
     args.weight_decay = weight_decay_;
     args.learning_rate = ctx.Input("learning_rate").data<float>()[0];
     args.step = ctx.HasInput("train_step") ? ctx.Input("train_step").data<int64_t>()[0] : -1;
+    mask_ = ctx.HasInput("update_mask") ? ctx.Input("update_mask").data<T>() : nullptr;
     Update(ctx, args);
   }
 
  protected:
   virtual void Update(KernelContext& ctx, const UpdateArgs<T>& args) = 0;
 
-  // Runs fn(i) for every element, over the device's compute threads when it pays, in loops
-  // compiled per vector ISA (cpu_dispatch.h). Each chunk works on its own copy of fn (which
-  // captures by value), so the compiler sees that writes through the model pointer cannot change
-  // the hyper-parameters and keeps them in registers.
+  // Runs fn(i) for every element (with an update_mask: every element where it is not zero),
+  // over the device's compute threads when it pays, in loops compiled per vector ISA
+  // (cpu_dispatch.h). Each chunk works on its own copy of fn (which captures by value), so the
+  // compiler sees that writes through the model pointer cannot change the hyper-parameters and
+  // keeps them in registers.
   template <typename Fn>
-  static void ForEach(KernelContext& ctx, int64_t n, const Fn& fn) {
+  void ForEach(KernelContext& ctx, int64_t n, const Fn& fn) const {
+    if (mask_ != nullptr) {
+      const T* mask = mask_;
+      ParallelForElements(ctx, n, kElementwiseGrain, [fn, mask](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          if (mask[i] != T(0)) { fn(i); }
+        }
+      });
+      return;
+    }
     ParallelForElements(ctx, n, kElementwiseGrain,
                         PerIsa([fn](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
                           for (int64_t i = begin; i < end; ++i) { fn(i); }
@@ -72,6 +83,7 @@ class ModelUpdateKernel : public Kernel {
  private:
   double scale_;
   T l1_, l2_, weight_decay_;
+  const T* mask_ = nullptr;  // this call's update_mask, or nullptr
 };
 
 // Adam's hyper-parameters, shared by Adam, LazyAdam and LAMB.

@@ -50,6 +50,7 @@ struct UpdateInputs {
   const int64_t* train_step = nullptr;
   const float* scale_by_tensor = nullptr;
   const int64_t* skip_if = nullptr;
+  const T* mask = nullptr;  // update_mask: elements where it is zero are left untouched
   double scale = 1.0;
   C l1 = 0, l2 = 0, weight_decay = 0;
 };
@@ -76,6 +77,7 @@ bool ReadUpdateInputs(KernelContext& ctx, UpdateInputs<T>* a) {
     a->scale_by_tensor = ctx.Input("scale_by_tensor").data<float>();
   }
   if (ctx.HasInput("skip_if")) { a->skip_if = ctx.Input("skip_if").data<int64_t>(); }
+  if (ctx.HasInput("update_mask")) { a->mask = ctx.Input("update_mask").data<T>(); }
   return true;
 }
 
@@ -115,6 +117,7 @@ __global__ void UpdateKernel(UpdateArgs<T> a) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
        i += stride) {
+    if (a.mask != nullptr && Convert<C>(a.mask[i]) == C(0)) { continue; }
     const C w = Convert<C>(a.model[i]);
     const C g = scale * Convert<C>(a.diff[i]) + a.l1 * C((w > C(0)) - (w < C(0))) + a.l2 * w;
     if constexpr (kOptimizer == Optimizer::kSgd) {

@@ -89,8 +89,6 @@ _NOT_IMPLEMENTED = {
     "tensorrt.use_fp16": ((False,), "TensorRT float16 compute is not supported"),
     "tensorrt.use_int8": ((False,), "TensorRT int8 compute is not supported"),
     "tensorrt.int8_calibration": ((), "TensorRT int8 compute is not supported"),
-    "indexed_slices_optimizer_conf": (
-        (), "sparse (indexed-slices) optimizer updates are not supported"),
     "train.secondary_lr": ((), "the legacy train.* learning rate is not supported"),
 }
 
@@ -207,6 +205,38 @@ class FunctionConfig:
         # optimizer of a train job that calls flow.losses.add_loss instead of minimize.
         self._legacy_train = {}
         self._auto_mixed_precision = False
+        self._indexed_slices_variables = []
+
+    def indexed_slices_optimizer_conf(self, conf):
+        """OneFlow 0.3's sparse updates: {"include_op_names": {"op_name": [variable names]}}.
+        A listed variable whose gradient comes from flow.gather (an embedding lookup, possibly
+        scaled or cast on the way) is updated only on the rows the lookup used: the other rows,
+        and their optimizer state (momentum, Adam's moments), are left untouched, and weight
+        decay applies to the used rows only. Other variables update densely, as in OneFlow.
+        Works with SGD (with or without momentum), SGDW, Adam, AdamW, LazyAdam, RMSProp and
+        Adagrad; LAMB and LARS need whole-variable norms and stay dense."""
+        where = "FunctionConfig.indexed_slices_optimizer_conf"
+        if not isinstance(conf, dict):
+            raise TypeError("%s takes a dict such as {'include_op_names': {'op_name': "
+                            "['embeddings']}}, got %r" % (where, conf))
+        unknown = set(conf) - {"include_op_names", "enable"}
+        if unknown:
+            raise ValueError("%s: unknown key(s) %s; expected 'include_op_names'"
+                             % (where, sorted(unknown)))
+        if not conf.get("enable", True):
+            self._indexed_slices_variables = []
+            return
+        names = conf.get("include_op_names", {})
+        if not isinstance(names, dict) or set(names) - {"op_name"}:
+            raise ValueError("%s: include_op_names must be a dict {'op_name': [names]}, got %r"
+                             % (where, names))
+        op_names = names.get("op_name", [])
+        if isinstance(op_names, str):
+            op_names = [op_names]
+        if not all(isinstance(name, str) for name in op_names):
+            raise TypeError("%s: op_name must be a list of variable names (str), got %r"
+                            % (where, op_names))
+        self._indexed_slices_variables = list(op_names)
 
     def enable_auto_mixed_precision(self, value=True):
         """OneFlow 0.3's automatic mixed precision: matmuls and convolutions that run on GPUs,

@@ -414,7 +414,8 @@ class Optimizer:
         desc.optimizer = self
         desc.losses.extend(losses)
 
-    def _set_train_conf(self, session, losses):
+    def _set_train_conf(self, session, desc):
+        losses = desc.losses
         policy = self.loss_scale_policy
         static = policy.loss_scale_factor if isinstance(policy, static_loss_scale) else 0.0
         dynamic = None
@@ -422,7 +423,8 @@ class Optimizer:
             dynamic = {"initial_loss_scale": policy.initial_loss_scale,
                        "increment_period": policy.increment_period,
                        "multiplier": policy.multiplier}
-        session.cpp.set_train_conf([item.lbn for item in losses], self._confs(), static, dynamic)
+        session.cpp.set_train_conf([item.lbn for item in losses], self._confs(), static, dynamic,
+                                   desc.config._indexed_slices_variables)
 
 
 def finish_training(session, desc):
@@ -438,7 +440,7 @@ def finish_training(session, desc):
     if optimizer is None and desc.losses:
         optimizer = from_legacy_train_conf(desc.config._legacy_train, desc.name)
     if optimizer is not None:
-        optimizer._set_train_conf(session, desc.losses)
+        optimizer._set_train_conf(session, desc)
 
 
 class SGD(Optimizer):
