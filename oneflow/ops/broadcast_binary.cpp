@@ -231,7 +231,7 @@ void GenerateZeroGrad(GradContext& ctx) {
 }
 
 enum class BinaryKind {
-  kArithmetic,  // float32/64, int32/64 unless floating_only; z has x's dtype
+  kArithmetic,  // float32/64, int8/32/64 unless floating_only; z has x's dtype
   kCompare,     // float32/64, int8/32/64; z is int8
 };
 
@@ -278,8 +278,7 @@ InferFn MakeBroadcastInfer(const BinaryOpSpec& spec) {
   const bool compare = spec.kind == BinaryKind::kCompare;
   // float16: GPU kernels compute it; CPU devices through float32 (half_via_float_kernel.h).
   std::vector<DataType> allowed = {kFloat, kDouble, kFloat16};
-  if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt32, kInt64}); }
-  if (compare) { allowed.push_back(kInt8); }
+  if (!spec.floating_only) { allowed.insert(allowed.end(), {kInt8, kInt32, kInt64}); }
   return [op_type, compare, allowed](InferContext& ctx) {
     const BlobDesc& x = ctx.Input("x");
     const BlobDesc& y = ctx.Input("y");

@@ -1,6 +1,6 @@
-// cast: out = in converted to `dtype`. The gradient casts the output's gradient back, for
-// floating inputs and outputs only, float16 included (integers carry no gradient); auto mixed
-// precision relies on it.
+// cast: out = in converted to `dtype`. The gradient casts the output's gradient back to the
+// input's dtype, integers included (as in OneFlow 0.3: a cast to int8 and back carries an int8
+// gradient, truncated); auto mixed precision relies on it for float16.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -25,8 +25,7 @@ void InferCast(InferContext& ctx) {
 void GenerateCastGrad(GradContext& ctx) {
   std::string in = ctx.Input("in");
   DataType in_data_type = ctx.Desc(in).data_type;
-  if (!ctx.NeedInputGrad("in") || !IsFloatingOrHalfDataType(in_data_type)) { return; }
-  if (!IsFloatingOrHalfDataType(ctx.Desc(ctx.Output("out")).data_type)) { return; }
+  if (!ctx.NeedInputGrad("in")) { return; }
   std::string din = ctx.AddOp(
       "in_grad",
       OpConfBuilder("cast", "").Input("in", ctx.OutputGrad("out")).Attr("dtype", in_data_type));

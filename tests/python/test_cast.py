@@ -1,4 +1,5 @@
-"""flow.cast between float32, float64 and int32; gradients flow through float-to-float casts."""
+"""flow.cast between float32, float64 and int32; gradients flow through casts (to integers
+and back too, as in OneFlow 0.3)."""
 import numpy as np
 import pytest
 
@@ -46,3 +47,54 @@ def test_gradient_through_float_casts():
     out, gradients = run_op(body, [x, weight], differentiable=[0])
     np.testing.assert_allclose(out, x * x * weight, rtol=1e-6)
     np.testing.assert_allclose(gradients[0], 2 * x * weight, rtol=1e-6)
+
+
+@pytest.mark.parametrize("int_type", [flow.int8, flow.int32, flow.int64], ids=str)
+def test_gradient_through_an_integer_product(int_type):
+    """OneFlow 0.3 carries gradients through casts to integers and back (test_multiply's
+    int8/int32/int64 cases): d(cast(x) * cast(y))/dx = cast(y), in the integer type."""
+    import oneflow.typing as tp
+
+    x = np.array([[3, -2], [1, 4]], dtype=np.float32)
+    y = np.array([[-5, 2], [6, 0]], dtype=np.float32)
+    seen = {}
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def job(a: tp.Numpy.Placeholder((2, 2)), b: tp.Numpy.Placeholder((2, 2))) -> tp.Numpy:
+        va = flow.get_variable("va", shape=(1,), initializer=flow.zeros_initializer())
+        a = a + va
+        a_int, b_int = flow.cast(a, int_type), flow.cast(b, int_type)
+        out = flow.cast(flow.math.multiply(a_int, b_int), flow.float)
+        flow.watch(out, lambda o: seen.setdefault("out", o.numpy()))
+        flow.watch_diff(a_int, lambda d: seen.setdefault("a_int", d.numpy()))
+        flow.watch_diff(a, lambda d: seen.setdefault("a", d.numpy()))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5])).minimize(out)
+        return va
+
+    assert job(x, y)[0] == 0.0
+    np.testing.assert_array_equal(seen["out"], x * y)
+    assert seen["a_int"].dtype == np.dtype(int_type.numpy_dtype)
+    np.testing.assert_array_equal(seen["a_int"], y)
+    np.testing.assert_array_equal(seen["a"], y)
+    # The variable's gradient is the sum of y, scaled by 1 / elem_cnt(loss) (OneFlow's rule).
+    np.testing.assert_allclose(job(x, y), [-0.5 * y.sum() / 4], rtol=1e-6)
+
+
+def test_integer_loss_trains():
+    """An int32 loss (test_tril's int32 case): seeded with integer ones."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def job(a: tp.Numpy.Placeholder((3, 3), dtype=flow.int32)) -> tp.Numpy:
+        v = flow.get_variable("v", shape=(1,), initializer=flow.constant_initializer(2.0))
+        out = flow.math.tril(a + flow.cast(v, flow.int32), 0)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.9])).minimize(out)
+        return flow.cast(v, flow.float)
+
+    a = np.ones((3, 3), np.int32)
+    assert job(a)[0] == 2.0
+    # d out / d v = number of kept (lower-triangle) elements = 6, scaled by 1/9.
+    np.testing.assert_allclose(job(a)[0], 2.0 - 0.9 * 6 / 9, rtol=1e-6)

@@ -121,24 +121,31 @@ class AutogradPass final : public Pass {
     JobGraph graph(forward);
     const OpRegistry& registry = OpRegistry::Instance();
 
-    // Blobs that depend on a trainable variable through differentiable edges.
+    // Blobs that depend on a trainable variable through differentiable edges. Floating blobs
+    // do; integer blobs only on a path that an explicit cast started (OneFlow 0.3 carries
+    // gradients through flow.cast to an integer type and back), so that argmax, comparisons
+    // and the like end the path.
     std::set<std::string> depends_on_variable;
     for (const std::string& op_name : graph.TopologicalOrder()) {
       const OperatorConf& op = graph.Op(op_name);
       const OpDef& def = registry.Get(op.op_type());
       bool depends = IsTrainableVariable(op);
+      bool integer_path = op.op_type() == "cast";
       if (!def.non_differentiable) {
         for (const auto& entry : op.input()) {
           if (def.no_grad_inputs.count(entry.first)) { continue; }
           for (const std::string& lbn : entry.second.value()) {
-            depends = depends || depends_on_variable.count(lbn) > 0;
+            if (depends_on_variable.count(lbn) == 0) { continue; }
+            depends = true;
+            integer_path = integer_path ||
+                           !IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type);
           }
         }
       }
       if (!depends) { continue; }
       for (const auto& entry : op.output()) {
         for (const std::string& lbn : entry.second.value()) {
-          if (IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type)) {
+          if (integer_path || IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type)) {
             depends_on_variable.insert(lbn);
           }
         }
@@ -149,10 +156,12 @@ class AutogradPass final : public Pass {
     std::set<std::string> needs_grad;  // on a path from a trainable variable to a loss
     for (const std::string& loss : train.loss_lbn()) {
       const BlobDesc& desc = job.LogicalBlobDesc(loss);
-      if (!IsFloatingDataType(desc.data_type)) {
+      // An integer loss is allowed when it comes from a variable through a cast (OneFlow 0.3
+      // trains such losses: its gradient is seeded with integer ones).
+      if (desc.data_type == kFloat16 || desc.data_type == kUInt8) {
         throw Error(ErrorKind::kType) << "loss '" << loss << "' has dtype "
                                       << DataTypeName(desc.data_type)
-                                      << "; a loss must be float32 or float64";
+                                      << "; a loss must be float32, float64 or an integer type";
       }
       if (!depends_on_variable.count(loss)) {
         throw Error(ErrorKind::kValue)

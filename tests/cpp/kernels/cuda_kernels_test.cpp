@@ -377,6 +377,33 @@ TEST(CudaKernels, ModelUpdates) {
                   {"train_step", 1}},
                  {MakeAttr("beta1", 0.8), MakeAttr("beta2", 0.9), MakeAttr("epsilon", 1e-6)});
   CompareWithCpu(lazy_adam, lazy_inputs);
+  // Sparse updates: elements whose update_mask is zero keep their model and state.
+  HostTensor mask = MakeTensor<float>(shape, std::vector<float>(shape.elem_count(), 0.0f));
+  for (int64_t i = 0; i < shape.elem_count(); i += 4) { static_cast<float*>(mask.data)[i] = 2.0f; }
+  std::map<std::string, HostTensor> masked_adam = adam_inputs;
+  masked_adam["update_mask_0"] = mask;
+  CompareWithCpu(MakeOpConf("adam_update",
+                            {{"model", 1},
+                             {"model_diff", 1},
+                             {"m", 1},
+                             {"v", 1},
+                             {"learning_rate", 1},
+                             {"train_step", 1},
+                             {"update_mask", 1}},
+                            attrs({MakeAttr("do_bias_correction", true)})),
+                 masked_adam);
+  CompareWithCpu(MakeOpConf("momentum_update",
+                            {{"model", 1},
+                             {"model_diff", 1},
+                             {"momentum", 1},
+                             {"learning_rate", 1},
+                             {"update_mask", 1}},
+                            attrs({MakeAttr("beta", 0.9)})),
+                 {{"model_0", Random<float>(shape, 3)},
+                  {"model_diff_0", Random<float>(shape, 4)},
+                  {"momentum_0", Random<float>(shape, 5)},
+                  {"learning_rate_0", learning_rate},
+                  {"update_mask_0", mask}});
   for (const char* op_type : {"rmsprop_update", "centered_rmsprop_update"}) {
     const bool centered = std::string(op_type) == "centered_rmsprop_update";
     std::map<std::string, int64_t> counts = {

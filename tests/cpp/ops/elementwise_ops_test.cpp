@@ -85,7 +85,8 @@ TEST(IdentityOp, AllDtypesAndPassThroughGradient) {
   EXPECT_TRUE(ctx.added_ops().empty());
 }
 
-TEST(CastOp, OutputDtypeFromAttrAndGradientOnlyForFloats) {
+// The gradient is cast back to the input's dtype, integers included (OneFlow 0.3).
+TEST(CastOp, OutputDtypeFromAttrAndGradientCastBack) {
   OperatorConf conf = MakeOpConf("cast", {{"in", 1}}, {MakeAttr("dtype", kDouble)});
   BlobDesc out = Infer(conf, {{"in_0", {Shape({2, 2}), kInt8}}}).at("out_0");
   EXPECT_EQ(out.data_type, kDouble);
@@ -96,7 +97,7 @@ TEST(CastOp, OutputDtypeFromAttrAndGradientOnlyForFloats) {
   EXPECT_EQ(from_float.Desc(grad).data_type, kFloat);
   FakeGradContext from_int(conf, {{"in_0", {Shape({2}), kInt32}}}, {"in"});
   GenerateGrad(from_int);
-  EXPECT_TRUE(from_int.input_grads().empty());
+  EXPECT_EQ(from_int.Desc(from_int.input_grads().at("in_0")).data_type, kInt32);
 }
 
 TEST(ConstantOps, InferFromAttrsAndLike) {
