@@ -208,4 +208,118 @@ def decode_random(shape, dtype, batch_size=1, initializer=None, tick=None, distr
                               "random_uniform and random_normal are)" % initializer.kind)
 
 
+class OFRecordBlob:
+    """What data.ofrecord_reader returns inside a job: a batch of OFRecords, read by the
+    decoders (OFRecordRawDecoder). Holds no device data itself."""
+
+    def __init__(self, reader, batch_size, placement, name):
+        self.reader, self.batch_size, self.placement, self.name = reader, batch_size, placement, name
+
+    @property
+    def shape(self):
+        return (self.batch_size,)
+
+    def __repr__(self):
+        return "OFRecordBlob(%r, batch_size=%d)" % (self.name, self.batch_size)
+
+
+def _positive_int(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError("%s must be a positive int, got %r" % (where, value))
+    return int(value)
+
+
+def ofrecord_reader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefix="part-",
+                    part_name_suffix_length=-1, random_shuffle=False, shuffle_buffer_size=1024,
+                    shuffle_after_epoch=False, name=None, seed=None):
+    """Batches of OFRecords from the part files <ofrecord_dir>/<part_name_prefix><i>, i <
+    data_part_num (zero-padded to part_name_suffix_length digits unless -1), cycling through
+    them forever; each call of the job takes the next batch_size records. Decode features with
+    flow.data.OFRecordRawDecoder. Call inside a global function."""
+    from oneflow.framework import op_builder
+    from oneflow.framework import ofrecord_reader as reader_util
+
+    session = op_builder.current_job()
+    batch_size = _positive_int(batch_size, "data.ofrecord_reader: batch_size")
+    shuffle_buffer_size = _positive_int(shuffle_buffer_size,
+                                        "data.ofrecord_reader: shuffle_buffer_size")
+    paths = reader_util.part_paths(ofrecord_dir, data_part_num, part_name_prefix,
+                                   part_name_suffix_length)
+    reader = reader_util.OFRecordReader(paths, batch_size, bool(random_shuffle),
+                                        shuffle_buffer_size, bool(shuffle_after_epoch), seed)
+    placement = session.scope.current_placement() or session.default_placement()
+    return OFRecordBlob(reader, batch_size, placement,
+                        op_builder.op_name(name, "OFRecordReader"))
+
+
+def OFRecordRawDecoder(input_blob, blob_name, shape, dtype, dim1_varying_length=False,
+                       auto_zero_padding=False, name=None):
+    """Feature `blob_name` of each record of `input_blob` (from ofrecord_reader) as a
+    (batch_size,) + shape blob of dtype, split over the reader's devices along the batch. A
+    bytes_list feature is one byte string read as signed int8 values (as OneFlow does; use
+    dtype=flow.uint8 and cast to keep 0..255); numeric lists must hold prod(shape) values, or
+    fewer with auto_zero_padding / dim1_varying_length (zero-padded)."""
+    from oneflow.framework import mirrored, op_builder, shapes
+    from oneflow.framework import ofrecord_reader as reader_util
+
+    where = "data.OFRecordRawDecoder"
+    if not isinstance(input_blob, OFRecordBlob):
+        raise TypeError("%s: input_blob must be what flow.data.ofrecord_reader returned, got %r"
+                        % (where, input_blob))
+    if not isinstance(blob_name, str) or not blob_name:
+        raise TypeError("%s: blob_name must be a feature name (str), got %r" % (where, blob_name))
+    shape = tuple(shapes.to_shape(shape, where))
+    dtype = reader_util.check_decoder_dtype(dtype, where)
+    session = op_builder.current_job()
+    op_name = op_builder.op_name(name, "OFRecordRawDecoder")
+    attrs = {"shape": (input_blob.batch_size,) + shape, "dtype": dtype.value, "batch_axis": 0}
+    blob = op_builder.add_op("input", op_name, {}, attrs, placement=input_blob.placement,
+                             mirrored=False)["out"][0]
+
+    def decode(records):
+        return reader_util.decode_raw(records, blob_name, shape, dtype,
+                                      bool(dim1_varying_length), bool(auto_zero_padding),
+                                      "%s %r" % (where, op_name))
+
+    session.tracing_job.data_sources.append((op_name, input_blob.reader, decode))
+    if session.scope.current_view() == "mirrored":
+        return mirrored.to_mirrored(blob, input_blob.placement)
+    return blob
+
+
+ofrecord_raw_decoder = OFRecordRawDecoder
+
+
+class RawCodec:
+    """decode_ofrecord's codec for raw features (see OFRecordRawDecoder)."""
+
+    def __init__(self, auto_zero_padding=False):
+        self.auto_zero_padding = auto_zero_padding
+
+
+class BlobConf:
+    """One feature decode_ofrecord decodes: its name, per-record shape, dtype and codec."""
+
+    def __init__(self, name, shape, dtype, codec, preprocessors=None):
+        if not isinstance(codec, RawCodec):
+            raise NotImplementedError("data.BlobConf(%r): only RawCodec features are supported, "
+                                      "got %r" % (name, codec))
+        if preprocessors:
+            raise NotImplementedError("data.BlobConf(%r): preprocessors are not supported"
+                                      % (name,))
+        self.name, self.shape, self.dtype, self.codec = name, shape, dtype, codec
+
+
+def decode_ofrecord(ofrecord_dir, blobs, batch_size=1, data_part_num=1,
+                    part_name_prefix="part-", part_name_suffix_length=-1, shuffle=False,
+                    buffer_size=1024, name=None, seed=None):
+    """OneFlow's older reader: one blob per BlobConf in `blobs`, all from the same records."""
+    records = ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
+                              part_name_suffix_length, random_shuffle=shuffle,
+                              shuffle_buffer_size=buffer_size, name=name, seed=seed)
+    return tuple(OFRecordRawDecoder(records, conf.name, conf.shape, conf.dtype,
+                                    auto_zero_padding=conf.codec.auto_zero_padding)
+                 for conf in blobs)
+
+
 __getattr__ = _missing_name_hook("oneflow.data")

@@ -25,6 +25,7 @@ class FunctionDesc:
         self.trace_error = None
         self.signature = inspect.signature(func)
         self.arguments = []  # (parameter name, _Input or nested tuple of _Input)
+        self.data_sources = []  # filled by trace (data readers fed at each call)
         self.output_structure = None  # nested tuple/list/dict of _Result
         self.return_annotation = self.signature.return_annotation
         # Mirrored placeholders' shapes are upper bounds: a call with smaller per-device arrays
@@ -309,6 +310,9 @@ def trace(session, desc):
     config = desc.config
     session.scope.views = [config._logical_view]
     desc.optimizer, desc.losses = None, []  # set by minimize and flow.losses.add_loss
+    # (input op name, reader, decode(records) -> array): inputs fed from data readers at each
+    # call (flow.data.ofrecord_reader and its decoders).
+    desc.data_sources = []
     blobs = []
     desc.arguments = []
     for parameter in desc.signature.parameters.values():
@@ -483,6 +487,11 @@ def _inputs(desc, args, kwargs, copy):
     for parameter_name, structure in desc.arguments:
         _argument_inputs(desc, parameter_name, structure, bound.arguments[parameter_name],
                          inputs, copy)
+    batches = {}  # one batch per reader per call, shared by its decoders
+    for op_name, reader, decode in desc.data_sources:
+        if id(reader) not in batches:
+            batches[id(reader)] = reader.next_batch()
+        inputs[op_name] = np.ascontiguousarray(decode(batches[id(reader)]))
     return inputs
 
 
