@@ -82,6 +82,11 @@ OpDefBuilder& OpDefBuilder::OptionalOutput(const std::string& name) {
   def_.outputs.push_back(ArgumentDef{name, true, false});
   return *this;
 }
+OpDefBuilder& OpDefBuilder::VariadicOutput(const std::string& name,
+                                           const std::string& count_from) {
+  def_.outputs.push_back(ArgumentDef{name, false, true, count_from});
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::SetInferFn(InferFn fn) {
   def_.infer = std::move(fn);
   return *this;

@@ -38,6 +38,8 @@ struct ArgumentDef {
   std::string name;
   bool optional = false;
   bool variadic = false;  // one or more blobs
+  // A variadic output: as many blobs as the op has of this input argument.
+  std::string count_from;
 };
 
 struct AttrDef {
@@ -90,6 +92,8 @@ class OpDefBuilder {
   OpDefBuilder& VariadicInput(const std::string& name, bool optional = false);
   OpDefBuilder& Output(const std::string& name);
   OpDefBuilder& OptionalOutput(const std::string& name);
+  // An output of as many blobs as the op is given for input `count_from` (e.g. split_like).
+  OpDefBuilder& VariadicOutput(const std::string& name, const std::string& count_from);
   template <typename T>
   OpDefBuilder& Attr(const std::string& name, const T& default_value) {
     def_.attrs.push_back(AttrDef{name, ToAttrValue<T>(default_value), false});

@@ -83,7 +83,12 @@ void JobBuildContext::CheckAndFillArguments(OperatorConf& conf) const {
   }
   for (const ArgumentDef& argument : def.outputs) {
     if (argument.optional || conf.output().count(argument.name)) { continue; }
-    (*conf.mutable_output())[argument.name].add_value(MakeLbn(conf.name(), argument.name, 0));
+    const int64_t count =
+        argument.count_from.empty() ? 1 : InputCount(conf, argument.count_from);
+    for (int64_t index = 0; index < count; ++index) {
+      (*conf.mutable_output())[argument.name].add_value(
+          MakeLbn(conf.name(), argument.name, index));
+    }
   }
   for (const std::string& control_input : conf.control_input()) {
     if (!HasOp(control_input)) {

@@ -1,5 +1,8 @@
 // concat: joins its inputs along `axis`; all other dims must agree. Each input's gradient is
 // the slice of dy that the input filled.
+// split_like: the inverse: out[i] is the next like[i].shape[axis] entries of `in` along `axis`
+// (the likes give only those sizes, which must add up to in's); its gradient concatenates the
+// outputs' gradients (zeros for an output without one).
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/index_functions.h"
@@ -80,7 +83,66 @@ void GenerateConcatGrad(GradContext& ctx) {
   }
 }
 
+void InferSplitLike(InferContext& ctx) {
+  const BlobDesc& in = ctx.Input("in");
+  CheckDataTypeIn("split_like", "in", in.data_type, MovableDataTypes());
+  if (in.shape.num_axes() == 0) { throw Error(ErrorKind::kValue) << "split_like: in is 0-d"; }
+  const int64_t axis =
+      NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"), in.shape.num_axes());
+  int64_t total = 0;
+  for (int64_t index = 0; index < ctx.InputCount("like"); ++index) {
+    const Shape& like = ctx.Input("like", index).shape;
+    if (like.num_axes() <= axis) {
+      throw Error(ErrorKind::kValue) << "split_like: like[" << index << "] " << like.ToString()
+                                     << " has no axis " << axis << " to take a size from";
+    }
+    std::vector<int64_t> dims = in.shape.dims();
+    dims[axis] = like.At(axis);
+    total += like.At(axis);
+    ctx.Output("out", index) = BlobDesc{Shape(dims), in.data_type};
+  }
+  if (total != in.shape.At(axis)) {
+    throw Error(ErrorKind::kValue) << "split_like: the likes' sizes on axis " << axis
+                                   << " add up to " << total << ", but in "
+                                   << in.shape.ToString() << " has " << in.shape.At(axis);
+  }
+}
+
+// Any axis but the split one may be split over devices; the likes only give sizes (broadcast).
+void GetSplitLikeSbp(SbpContext& ctx) {
+  const Shape& in = ctx.LogicalInput("in").shape;
+  const int64_t axis = NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"),
+                                     in.num_axes());
+  for (int64_t dim = 0; dim < in.num_axes(); ++dim) {
+    if (dim == axis) { continue; }
+    ctx.NewSignature().Split("in", dim).Broadcast("like").SplitAllOutputs(dim).Build();
+  }
+  ctx.NewSignature().PartialSum("in").Broadcast("like").PartialSumAllOutputs().Build();
+  ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+}
+
+void GenerateSplitLikeGrad(GradContext& ctx) {
+  if (!ctx.NeedInputGrad("in")) { return; }
+  OpConfBuilder concat("concat", "");
+  for (int64_t index = 0; index < ctx.InputCount("like"); ++index) {
+    concat.Input("in", ctx.OutputGrad("out", index));  // zeros where none flows
+  }
+  concat.Attr("axis", ctx.Attr<int64_t>("axis"));
+  ctx.SetInputGrad("in", ctx.AddOp("in_grad", concat));
+}
+
 }  // namespace
+
+REGISTER_OP("split_like")
+    .Input("in")
+    .VariadicInput("like")
+    .VariadicOutput("out", "like")
+    .Attr<int64_t>("axis", 0)
+    .NoGradInput("like")
+    .KernelDataTypeFrom("in")
+    .SetInferFn(InferSplitLike)
+    .SetSbpFn(GetSplitLikeSbp)
+    .SetGradFn(GenerateSplitLikeGrad);
 
 REGISTER_OP("concat")
     .VariadicInput("in")

@@ -80,3 +80,48 @@ def test_errors_name_the_op():
         flow.user_op_builder("d").Build()
     with pytest.raises(TypeError, match="expected a non-empty list of blobs"):
         flow.user_op_builder("e").Op("relu").Input("x", None)
+
+
+def _split_like(x, likes, axis):
+    return (flow.user_op_builder("split").Op("split_like").Input("in", [x]).Input("like", likes)
+            .Output("out", len(likes)).Attr("axis", axis).Build().InferAndTryRun()
+            .RemoteBlobList())
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_split_like_forward_and_gradient(devices):
+    """split_like (a variadic output): pieces of x along axis 1 sized by the likes; x's gradient
+    is the pieces' gradients concatenated, zeros for the unused piece."""
+    flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
+    x = np.random.RandomState(1).randn(4, 6, 3).astype(np.float32)
+    seen = {}
+
+    @flow.global_function(type="train")
+    def job(a: tp.Numpy.Placeholder((4, 6, 3))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0-%d" % (devices - 1)):
+            a = a + flow.get_variable("v", shape=(1,), initializer=flow.zeros_initializer())
+            likes = [flow.constant(0.0, shape=(1, n)) for n in (1, 2, 3)]
+            first, second, third = _split_like(a, likes, axis=1)
+            flow.watch(third, lambda b: seen.setdefault("third", b.numpy()))
+            flow.watch_diff(a, lambda d: seen.setdefault("da", d.numpy()))
+            loss = flow.math.reduce_sum(first * 2.0) + flow.math.reduce_sum(second)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(loss)
+            return second
+
+    np.testing.assert_array_equal(job(x), x[:, 1:3])
+    np.testing.assert_array_equal(seen["third"], x[:, 3:])
+    expected = np.zeros_like(x)
+    expected[:, 0:1], expected[:, 1:3] = 2.0, 1.0
+    np.testing.assert_array_equal(seen["da"], expected)
+
+
+def test_split_like_sizes_must_add_up():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(a: tp.Numpy.Placeholder((5, 2))):
+        _split_like(a, [flow.constant(0.0, shape=(2,)), flow.constant(0.0, shape=(2,))], 0)
+
+    with pytest.raises(ValueError, match=r"split_like.*add up to 4.*\(5, 2\) has 5"):
+        job(np.zeros((5, 2), np.float32))

@@ -1,4 +1,4 @@
-// CPU slice, slice_update and concat. slice and slice_update are StridedCopy runs planned at
+// CPU slice, slice_update, concat and split_like. slice and slice_update are StridedCopy runs planned at
 // kernel construction (whole rows move as memcpy; see strided_copy.h); concat streams its
 // output row by row. They only move bytes, so one
 // kernel per element size serves every dtype.
@@ -135,6 +135,33 @@ class ConcatKernel final : public Kernel {
   std::vector<int64_t> run_bytes_;  // bytes each input contributes per outer row
 };
 
+// Output i is in[..., offset_i : offset_i + dim_i, ...]: one StridedCopy per output.
+class SplitLikeKernel final : public Kernel {
+ public:
+  explicit SplitLikeKernel(const KernelInitContext& ctx) {
+    const Shape& in = ctx.Desc("in").shape;
+    const int64_t axis =
+        NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"), in.num_axes());
+    const std::vector<int64_t> strides = ContiguousStrides(in.dims());
+    const int64_t element = SizeOf(ctx.Desc("in").data_type);
+    int64_t offset = 0;
+    for (int64_t index = 0; ctx.Has("out", index); ++index) {
+      const Shape& out = ctx.Desc("out", index).shape;
+      copies_.emplace_back(element, out.dims(), StridedView{offset * strides[axis], strides},
+                           ContiguousView(out.dims()));
+      offset += out.At(axis);
+    }
+  }
+  void Forward(KernelContext& ctx) override {
+    for (size_t index = 0; index < copies_.size(); ++index) {
+      copies_[index].Run(ctx, ctx.Input("in").raw(), ctx.Output("out", index).mut_raw());
+    }
+  }
+
+ private:
+  std::vector<StridedCopy> copies_;
+};
+
 }  // namespace
 
 #define OF_REGISTER_MOVE_KERNEL(op_type, Kernel)   \
@@ -148,5 +175,6 @@ class ConcatKernel final : public Kernel {
 OF_REGISTER_MOVE_KERNEL("slice", SliceKernel);
 OF_REGISTER_MOVE_KERNEL("slice_update", SliceUpdateKernel);
 OF_REGISTER_MOVE_KERNEL("concat", ConcatKernel);
+OF_REGISTER_MOVE_KERNEL("split_like", SplitLikeKernel);
 
 }  // namespace oneflow

@@ -1,4 +1,4 @@
-// GPU slice, slice_update, concat, pad, reflection_pad2d, replication_pad2d and the 2-d pads'
+// GPU slice, slice_update, concat, split_like, pad, reflection_pad2d, replication_pad2d and the 2-d pads'
 // gradients, as the CPU kernels (cpu/slice.cpp, cpu/pad.cpp).
 //
 // slice, slice_update, concat and pad are one device strided copy (planned once per kernel
@@ -233,6 +233,38 @@ class ConcatGpuKernel final : public Kernel {
   std::vector<CopyPlan> plans_;
 };
 
+// Output i is in[..., offset_i : offset_i + dim_i, ...].
+class SplitLikeGpuKernel final : public Kernel {
+ public:
+  explicit SplitLikeGpuKernel(const KernelInitContext& ctx) {
+    const Shape& in = ctx.Desc("in").shape;
+    const int64_t axis =
+        NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"), in.num_axes());
+    element_size_ = SizeOf(ctx.Desc("in").data_type);
+    const std::vector<int64_t> in_strides = ContiguousStrides(in.dims());
+    int64_t offset = 0;
+    for (int64_t index = 0; ctx.Has("out", index); ++index) {
+      const Shape& out = ctx.Desc("out", index).shape;
+      plans_.push_back(MakeCopyPlan("split_like", out.dims(),
+                                    StridedView{offset * in_strides[axis], in_strides},
+                                    ContiguousView(out.dims())));
+      offset += out.At(axis);
+    }
+  }
+  void Forward(KernelContext& ctx) override {
+    cudaStream_t stream = ctx.cuda_device().cuda_stream();
+    const void* in = ctx.Input("in").raw();
+    for (size_t index = 0; index < plans_.size(); ++index) {
+      LaunchStridedCopy(stream, plans_[index], element_size_, in,
+                        ctx.Output("out", index).mut_raw());
+    }
+  }
+
+ private:
+  int64_t element_size_ = 0;
+  std::vector<CopyPlan> plans_;
+};
+
 // y is filled with the constant, then x is copied into y[before : before + x.dims].
 template <typename T>
 class PadGpuKernel final : public Kernel {
@@ -410,6 +442,7 @@ using ReplicationPad2dGradGpuKernel = Pad2dGradGpuKernel<Replicate, T>;
 OF_REGISTER_GPU_MOVE_KERNEL("slice", SliceGpuKernel);
 OF_REGISTER_GPU_MOVE_KERNEL("slice_update", SliceUpdateGpuKernel);
 OF_REGISTER_GPU_MOVE_KERNEL("concat", ConcatGpuKernel);
+OF_REGISTER_GPU_MOVE_KERNEL("split_like", SplitLikeGpuKernel);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("pad", PadGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("reflection_pad2d", ReflectionPad2dGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("reflection_pad2d_grad", ReflectionPad2dGradGpuKernel);

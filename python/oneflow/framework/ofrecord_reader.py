@@ -7,6 +7,7 @@ part_name_suffix_length digits unless that is -1). A part file is a sequence of 
 optional shuffle buffer, and hands out batches of parsed records; the decoders (RawDecoder)
 turn one feature of each record of a batch into an array.
 """
+import itertools
 import os
 import random
 import struct
@@ -131,7 +132,26 @@ class OFRecordReader:
         return records
 
 
-_LIST_KINDS = ("float_list", "double_list", "int32_list", "int64_list")
+_LIST_DTYPES = {"float_list": np.float32, "double_list": np.float64, "int32_list": np.int32,
+                "int64_list": np.int64}
+_LIST_KINDS = tuple(_LIST_DTYPES)
+
+
+def _feature_values(feature, blob_name, row, decoder_name):
+    """(kind, values) of one record's feature: the byte string of a bytes_list, or the
+    repeated numeric container."""
+    kind = feature.WhichOneof("kind")
+    if kind == "bytes_list":
+        values = feature.bytes_list.value
+        if len(values) != 1:
+            raise ValueError("%s: feature %r of record %d is a bytes_list of %d strings; the raw "
+                             "decoder reads exactly one" % (decoder_name, blob_name, row,
+                                                            len(values)))
+        return kind, values[0]
+    if kind in _LIST_KINDS:
+        return kind, getattr(feature, kind).value
+    raise ValueError("%s: feature %r of record %d is empty (no list is set)"
+                     % (decoder_name, blob_name, row))
 
 
 def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_padding,
@@ -142,22 +162,30 @@ def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_
     prod(shape) values, or fewer (zero-padded) with auto_zero_padding or dim1_varying_length,
     and more are cut off with auto_zero_padding."""
     count = int(np.prod(shape, dtype=np.int64))
-    out = np.zeros((len(records), count), dtype=dtype.numpy_dtype)
+    kinds, values = set(), []
     for row, record in enumerate(records):
         if blob_name not in record.feature:
             raise KeyError("%s: record %d of the batch has no feature %r; it has %s"
                            % (decoder_name, row, blob_name, sorted(record.feature)))
-        feature = record.feature[blob_name]
-        kind = feature.WhichOneof("kind")
-        if kind == "bytes_list":
-            values = feature.bytes_list.value
-            if len(values) != 1:
-                raise ValueError("%s: feature %r of record %d is a bytes_list of %d strings; "
-                                 "the raw decoder reads exactly one"
-                                 % (decoder_name, blob_name, row, len(values)))
-            data = np.frombuffer(values[0], dtype=np.int8)[:count]
-        elif kind in _LIST_KINDS:
-            data = np.asarray(getattr(feature, kind).value)
+        kind, value = _feature_values(record.feature[blob_name], blob_name, row, decoder_name)
+        kinds.add(kind)
+        values.append(value)
+    out_shape = (len(records),) + tuple(shape)
+    exact = all(len(value) == count for value in values)
+    # Fast paths: every record holds exactly `count` values of one kind.
+    if exact and kinds == {"bytes_list"}:
+        data = np.frombuffer(b"".join(values), dtype=np.int8)
+        return data.astype(dtype.numpy_dtype).reshape(out_shape)
+    if exact and len(kinds) == 1:
+        data = np.fromiter(itertools.chain.from_iterable(values),
+                           dtype=_LIST_DTYPES[kinds.pop()], count=len(values) * count)
+        return data.astype(dtype.numpy_dtype, copy=False).reshape(out_shape)
+    out = np.zeros((len(records), count), dtype=dtype.numpy_dtype)
+    for row, value in enumerate(values):
+        if isinstance(value, bytes):
+            data = np.frombuffer(value, dtype=np.int8)[:count]
+        else:
+            data = np.asarray(value)
             if len(data) > count and auto_zero_padding:
                 data = data[:count]
             elif len(data) != count and not (len(data) < count and (
@@ -166,11 +194,8 @@ def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_
                     "%s: feature %r of record %d has %d values, shape %s needs %d (pass "
                     "auto_zero_padding=True to pad or cut)"
                     % (decoder_name, blob_name, row, len(data), tuple(shape), count))
-        else:
-            raise ValueError("%s: feature %r of record %d is empty (no list is set)"
-                             % (decoder_name, blob_name, row))
         out[row, :len(data)] = data.astype(out.dtype, copy=False)
-    return out.reshape((len(records),) + tuple(shape))
+    return out.reshape(out_shape)
 
 
 def check_decoder_dtype(dtype, where):

@@ -845,6 +845,14 @@ TEST(CudaKernels, SliceConcatAndPad) {
                    {0, 0});
     CompareHalfWithCpu(concat, {{"in_0", part(1, 4)}, {"in_1", part(2, 5)}, {"in_2", part(1, 6)}},
                        {0, 0});
+    // split_like: the inverse, sized by likes of sizes 2 and the rest.
+    const int64_t dim = shape.At(axis < 0 ? axis + 3 : axis);
+    const OperatorConf split =
+        MakeOpConf("split_like", {{"in", 1}, {"like", 2}}, {MakeAttr("axis", axis)});
+    CompareWithCpu(split, {{"in_0", Random<float>(shape, 7)},
+                           {"like_0", part(2, 8)},
+                           {"like_1", part(dim - 2, 9)}},
+                   {0, 0});
   }
   const OperatorConf pad = MakeOpConf(
       "pad", {{"x", 1}},

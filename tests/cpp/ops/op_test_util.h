@@ -16,7 +16,7 @@ namespace oneflow {
 namespace test {
 
 // An OperatorConf named "test-<op_type>" with one blob per input ("producer/<argument>_<i>"),
-// every declared output, and every attribute that has a default; `attrs` override them.
+// every declared output (a variadic one as many times as its count_from input), and every attribute that has a default; `attrs` override them.
 inline OperatorConf MakeOpConf(const std::string& op_type,
                                const std::map<std::string, int64_t>& input_counts,
                                const std::map<std::string, AttrValue>& attrs = {}) {
@@ -29,7 +29,10 @@ inline OperatorConf MakeOpConf(const std::string& op_type,
   }
   OperatorConf conf = builder.Build();
   for (const ArgumentDef& output : def.outputs) {
-    (*conf.mutable_output())[output.name].add_value(MakeLbn(conf.name(), output.name, 0));
+    const int64_t count = output.count_from.empty() ? 1 : InputCount(conf, output.count_from);
+    for (int64_t index = 0; index < count; ++index) {
+      (*conf.mutable_output())[output.name].add_value(MakeLbn(conf.name(), output.name, index));
+    }
   }
   for (const AttrDef& attr : def.attrs) {
     if (!attr.required) { (*conf.mutable_attr())[attr.name] = attr.default_value; }
