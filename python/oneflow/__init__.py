@@ -27,7 +27,7 @@ from oneflow.ops.shape_ops import (  # noqa: F401
     squeeze, stack, zeros, zeros_like,
 )
 from oneflow.ops.index_ops import (  # noqa: F401
-    clip_by_value, gather, gather_nd, one_hot, scatter_nd, tensor_scatter_nd_add,
+    argwhere, clip_by_value, gather, gather_nd, one_hot, scatter_nd, tensor_scatter_nd_add,
 )
 from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
 from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name

@@ -141,6 +141,7 @@ CHECKER_CASES.update({
 CHECKER_CASES.update({
     "concat": ("test_shape_ops.py", "flow.concat"),
     "split_like": ("test_user_op_builder.py", "Op(\"split_like\")"),
+    "argwhere": ("test_argwhere.py", "flow.argwhere"),
     "slice": ("test_slice.py", "flow.slice_v2"),
     "slice_update": ("test_slice.py", "flow.slice_update"),
     "pad": ("test_pad.py", "flow.pad"),

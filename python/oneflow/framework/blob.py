@@ -36,6 +36,18 @@ class LazyBlob(_StaticShape):
         self._placement = placement
         self._sbp = sbp
         self._hint = hint
+        # A blob whose number of valid rows depends on the data (flow.argwhere): the (1,) int64
+        # blob holding that number. Such a blob can only be returned from the job.
+        self.valid_rows = None
+
+    @property
+    def is_dynamic(self):
+        return self.valid_rows is not None
+
+    def without_valid_rows(self):
+        """The same blob with all its rows (the allocated upper bound)."""
+        return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
+                        self._placement, self._sbp, self._hint, self._mirrored)
 
     @property
     def lbn(self):
@@ -284,10 +296,19 @@ def hand_over(value, kind, parts=None):
     """A value as Python receives it (a result, a watched blob): kind "numpy" (one array),
     "list" (one array per device), "list_list" (a one-tensor list per device) or "local" (a
     LocalBlob). `parts`: the device count of a mirrored blob, whose values arrive stacked."""
-    values = [value[i] for i in range(parts)] if parts else None
+    if parts:
+        return hand_over_parts([value[i] for i in range(parts)], kind)
     if kind == "numpy":
-        return join_parts(values) if values else value
+        return value
     if kind in ("list", "list_list"):
-        values = values if values else [value]
+        return [value] if kind == "list" else [[value]]
+    return as_local_blob(value, None)
+
+
+def hand_over_parts(values, kind):
+    """hand_over for the per-device values of a mirrored blob (their shapes may differ)."""
+    if kind == "numpy":
+        return join_parts(values)
+    if kind in ("list", "list_list"):
         return values if kind == "list" else [[v] for v in values]
-    return as_local_blob(join_parts(values) if values else value, values)
+    return as_local_blob(join_parts(values), values)

@@ -8,7 +8,7 @@ import numpy as np
 
 from oneflow.framework import op_builder
 from oneflow.framework import session as session_util
-from oneflow.framework.blob import LazyBlob, hand_over
+from oneflow.framework.blob import LazyBlob, hand_over, hand_over_parts
 from oneflow.framework.function_config import FunctionConfig
 
 
@@ -130,13 +130,23 @@ def _check_return_annotation(desc):
 
 class _Result:
     """One returned blob: its return op, how it is handed back (blob.hand_over kind), and for a
-    blob of the mirrored view, the device count (its per-device values come back stacked)."""
+    blob of the mirrored view, the device count (its per-device values come back stacked).
+    `rows_op_name`: for a blob with data-dependent rows (argwhere), the return op of their
+    count (per device in the mirrored view); only those rows are handed back."""
 
-    def __init__(self, op_name, kind, parts):
+    def __init__(self, op_name, kind, parts, rows_op_name=None):
         self.op_name, self.kind, self.parts = op_name, kind, parts
+        self.rows_op_name = rows_op_name
 
     def convert(self, outputs):
-        return hand_over(outputs[self.op_name], self.kind, self.parts)
+        value = outputs[self.op_name]
+        if self.rows_op_name is not None:
+            rows = np.asarray(outputs[self.rows_op_name]).reshape(-1)
+            if self.parts:
+                return hand_over_parts([value[i][:rows[i]] for i in range(self.parts)],
+                                       self.kind)
+            value = value[:rows[0]]
+        return hand_over(value, self.kind, self.parts)
 
 
 def _describe(value):
@@ -163,6 +173,9 @@ class _ReturnBuilder:
     def blob(self, value, kind):
         from oneflow.framework import mirrored
 
+        rows = value.valid_rows
+        if rows is not None:
+            value = value.without_valid_rows()
         name = "Return_%d" % self.count
         self.count += 1
         parts = None
@@ -173,7 +186,10 @@ class _ReturnBuilder:
         op_builder.add_op("return", name, {"in": value},
                           placement=value.placement or self.session.default_placement(),
                           mirrored=False)
-        return _Result(name, kind, parts)
+        rows_name = None
+        if rows is not None:
+            rows_name = self.blob(rows, "numpy").op_name
+        return _Result(name, kind, parts, rows_name)
 
     def unannotated(self, value, where):
         """No annotation: blobs come back as LocalBlobs, in any nesting of tuple/list/dict."""

@@ -29,6 +29,11 @@ def check_blob(value, op_type, argument):
             "%s: input '%s' must be a blob of the job being traced, got %s"
             % (op_type, argument, type(value).__name__)
         )
+    if value.is_dynamic:
+        raise NotImplementedError(
+            "%s: input '%s' (%s) comes from argwhere, whose number of rows depends on the data; "
+            "such a blob can only be returned from the job (ops on data-dependent shapes are "
+            "not supported)" % (op_type, argument, value.lbn))
     return value
 
 

@@ -166,3 +166,21 @@ def unsorted_batch_segment_sum(data, segment_ids, num_segments, name=None):
         {"data": data, "segment_ids": segment_ids},
         {"num_segments": _check_int(num_segments, "unsorted_batch_segment_sum", "num_segments"),
          "axis": batch_dims, "batch_dims": batch_dims})
+
+
+def argwhere(condition, dtype=None, name=None):
+    """The coordinates of the non-zero elements of `condition`, one row each, in row-major
+    order: shape (count, condition's rank), count known only when the job runs (numpy.argwhere).
+    dtype: int32 (default) or int64. The result can be returned from the job (it comes back with
+    its valid rows only, per device in the mirrored view); other ops do not take it."""
+    from oneflow.framework import dtypes
+
+    op_builder.check_blob(condition, "argwhere", "condition")
+    index_type = dtypes.int32 if dtype is None else dtypes.check(dtype, "argwhere dtype")
+    if index_type not in (dtypes.int32, dtypes.int64):
+        raise TypeError("argwhere: dtype must be int32 or int64, got %s" % index_type.name)
+    outputs = op_builder.add_op("argwhere", op_builder.op_name(name, "ArgWhere"),
+                                {"input": condition}, {"dtype": index_type.value})
+    out = outputs["out"][0]
+    out.valid_rows = outputs["size"][0]
+    return out

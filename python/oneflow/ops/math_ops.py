@@ -161,12 +161,16 @@ def logical_not(x, name=None):
 
 def where(condition, x=None, y=None, name=None):
     """condition ? x : y elementwise; the three broadcast together. condition is an integer blob
-    (nonzero is true); x and y are blobs or python scalars of one dtype."""
+    (nonzero is true); x and y are blobs or python scalars of one dtype. Without x and y:
+    flow.argwhere(condition)."""
     op_builder.check_blob(condition, "where", "condition")
+    if x is None and y is None:  # OneFlow 0.3: the coordinates of the true elements
+        from oneflow.ops import index_ops
+
+        return index_ops.argwhere(condition, name=name)
     if x is None or y is None:
-        raise NotImplementedError(
-            "flow.where(condition) without x and y (the indices of true elements) is not "
-            "implemented; pass x and y")
+        raise ValueError("where: give both x and y, or neither (for the coordinates of the "
+                         "true elements of condition)")
     like = x if isinstance(x, LazyBlob) else y
     if not isinstance(like, LazyBlob):
         raise TypeError("where: x or y must be a blob, got %s and %s"
