@@ -278,8 +278,7 @@ def OFRecordRawDecoder(input_blob, blob_name, shape, dtype, dim1_varying_length=
 
     def decode(records):
         return reader_util.decode_raw(records, blob_name, shape, dtype,
-                                      bool(dim1_varying_length), bool(auto_zero_padding),
-                                      "%s %r" % (where, op_name))
+                                      bool(dim1_varying_length), bool(auto_zero_padding))
 
     session.tracing_job.data_sources.append((op_name, input_blob.reader, decode))
     if session.scope.current_view() == "mirrored":

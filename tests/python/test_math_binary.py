@@ -231,6 +231,6 @@ def test_where_condition_must_be_integer():
              np.ones((3,), np.float32))
 
 
-def test_where_without_x_and_y_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="flow.where"):
-        _run(lambda c: flow.where(c), np.ones((3,), np.int32))
+def test_where_with_only_x_is_refused():
+    with pytest.raises(ValueError, match="both x and y, or neither"):
+        _run(lambda c: flow.where(c, y=c), np.ones((3,), np.int32))

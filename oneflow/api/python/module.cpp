@@ -10,6 +10,7 @@ namespace oneflow {
 void BindSession(py::module_& module);
 void BindCluster(py::module_& module);
 void BindBuildInfo(py::module_& module);
+void BindData(py::module_& module);
 }  // namespace oneflow
 
 PYBIND11_MODULE(_oneflow_internal, module) {
@@ -31,4 +32,5 @@ PYBIND11_MODULE(_oneflow_internal, module) {
   oneflow::BindSession(module);
   oneflow::BindCluster(module);
   oneflow::BindBuildInfo(module);
+  oneflow::BindData(module);
 }

@@ -4,10 +4,9 @@ A dataset is a directory of part files `<prefix><i>` (i = 0 .. data_part_num - 1
 part_name_suffix_length digits unless that is -1). A part file is a sequence of records, each an
 8-byte little-endian length followed by that many bytes of a serialized OFRecord
 (oneflow.core.record.record_pb2). The reader cycles through the parts forever (epochs), with an
-optional shuffle buffer, and hands out batches of parsed records; the decoders (RawDecoder)
-turn one feature of each record of a batch into an array.
+optional shuffle buffer, and hands out batches of serialized records; decode_raw turns one
+feature of each record of a batch into an array.
 """
-import itertools
 import os
 import random
 import struct
@@ -74,15 +73,12 @@ def write_part(path, records):
 
 
 class OFRecordReader:
-    """Batches of parsed OFRecords from a dataset, forever. random_shuffle draws each record from
+    """Batches of serialized OFRecords from a dataset, forever. random_shuffle draws each record from
     a buffer of shuffle_buffer_size records (as OneFlow's reader does); shuffle_after_epoch
     visits the parts in a new order every epoch."""
 
     def __init__(self, paths, batch_size, random_shuffle, shuffle_buffer_size,
                  shuffle_after_epoch, seed=None):
-        from oneflow.core.record import record_pb2
-
-        self._record_type = record_pb2.OFRecord
         self._paths = list(paths)
         self._batch_size = batch_size
         self._shuffle = random_shuffle
@@ -124,78 +120,22 @@ class OFRecordReader:
         return self._buffer.pop()
 
     def next_batch(self):
-        records = []
-        for _ in range(self._batch_size):
-            record = self._record_type()
-            record.ParseFromString(self._next_serialized())
-            records.append(record)
-        return records
+        """The next batch_size serialized records."""
+        return [self._next_serialized() for _ in range(self._batch_size)]
 
 
-_LIST_DTYPES = {"float_list": np.float32, "double_list": np.float64, "int32_list": np.int32,
-                "int64_list": np.int64}
-_LIST_KINDS = tuple(_LIST_DTYPES)
+def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_padding):
+    """One feature of each serialized record as a (len(records),) + shape array of dtype, as
+    OneFlow's ofrecord_raw_decoder reads it (parsed and converted in C++,
+    oneflow/data/ofrecord_decoder.h): a bytes_list holds one byte string whose bytes are signed
+    int8 values (a shorter one is zero-padded); a numeric list must have exactly prod(shape)
+    values, or fewer (zero-padded) with auto_zero_padding or dim1_varying_length, and more are
+    cut off with auto_zero_padding."""
+    from oneflow import _oneflow_internal
 
-
-def _feature_values(feature, blob_name, row, decoder_name):
-    """(kind, values) of one record's feature: the byte string of a bytes_list, or the
-    repeated numeric container."""
-    kind = feature.WhichOneof("kind")
-    if kind == "bytes_list":
-        values = feature.bytes_list.value
-        if len(values) != 1:
-            raise ValueError("%s: feature %r of record %d is a bytes_list of %d strings; the raw "
-                             "decoder reads exactly one" % (decoder_name, blob_name, row,
-                                                            len(values)))
-        return kind, values[0]
-    if kind in _LIST_KINDS:
-        return kind, getattr(feature, kind).value
-    raise ValueError("%s: feature %r of record %d is empty (no list is set)"
-                     % (decoder_name, blob_name, row))
-
-
-def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_padding,
-               decoder_name):
-    """One feature of each record as a (len(records),) + shape array of dtype, as OneFlow's
-    ofrecord_raw_decoder reads it: a bytes_list holds one byte string whose bytes are signed
-    int8 values (shorter strings are zero-padded); a numeric list must have exactly
-    prod(shape) values, or fewer (zero-padded) with auto_zero_padding or dim1_varying_length,
-    and more are cut off with auto_zero_padding."""
-    count = int(np.prod(shape, dtype=np.int64))
-    kinds, values = set(), []
-    for row, record in enumerate(records):
-        if blob_name not in record.feature:
-            raise KeyError("%s: record %d of the batch has no feature %r; it has %s"
-                           % (decoder_name, row, blob_name, sorted(record.feature)))
-        kind, value = _feature_values(record.feature[blob_name], blob_name, row, decoder_name)
-        kinds.add(kind)
-        values.append(value)
-    out_shape = (len(records),) + tuple(shape)
-    exact = all(len(value) == count for value in values)
-    # Fast paths: every record holds exactly `count` values of one kind.
-    if exact and kinds == {"bytes_list"}:
-        data = np.frombuffer(b"".join(values), dtype=np.int8)
-        return data.astype(dtype.numpy_dtype).reshape(out_shape)
-    if exact and len(kinds) == 1:
-        data = np.fromiter(itertools.chain.from_iterable(values),
-                           dtype=_LIST_DTYPES[kinds.pop()], count=len(values) * count)
-        return data.astype(dtype.numpy_dtype, copy=False).reshape(out_shape)
-    out = np.zeros((len(records), count), dtype=dtype.numpy_dtype)
-    for row, value in enumerate(values):
-        if isinstance(value, bytes):
-            data = np.frombuffer(value, dtype=np.int8)[:count]
-        else:
-            data = np.asarray(value)
-            if len(data) > count and auto_zero_padding:
-                data = data[:count]
-            elif len(data) != count and not (len(data) < count and (
-                    auto_zero_padding or dim1_varying_length)):
-                raise ValueError(
-                    "%s: feature %r of record %d has %d values, shape %s needs %d (pass "
-                    "auto_zero_padding=True to pad or cut)"
-                    % (decoder_name, blob_name, row, len(data), tuple(shape), count))
-        out[row, :len(data)] = data.astype(out.dtype, copy=False)
-    return out.reshape(out_shape)
+    return _oneflow_internal.decode_raw_ofrecords(
+        records, blob_name, list(shape), np.dtype(dtype.numpy_dtype), dim1_varying_length,
+        auto_zero_padding)
 
 
 def check_decoder_dtype(dtype, where):

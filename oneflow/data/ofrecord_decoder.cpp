@@ -1,0 +1,109 @@
+#include "oneflow/data/ofrecord_decoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "oneflow/common/error.h"
+#include "proto/record.pb.h"
+
+namespace oneflow {
+
+namespace {
+
+template <typename T, typename Values>
+void Convert(const Values& values, int64_t n, T* out) {
+  for (int64_t i = 0; i < n; ++i) { out[i] = static_cast<T>(values[i]); }
+}
+
+// The values of one record's feature written to out[0, count), zero-padded.
+template <typename T>
+void DecodeOne(const Feature& feature, const RawDecodeOptions& options, int64_t row, T* out) {
+  int64_t n = 0;
+  auto check_length = [&](int64_t size) {
+    const bool fewer_allowed = options.auto_zero_padding || options.dim1_varying_length;
+    if (size == options.count || (size < options.count && fewer_allowed) ||
+        (size > options.count && options.auto_zero_padding)) {
+      return std::min(size, options.count);
+    }
+    throw Error(ErrorKind::kValue)
+        << "OFRecordRawDecoder: feature '" << options.feature << "' of record " << row << " has "
+        << size << " values, its shape needs " << options.count
+        << " (pass auto_zero_padding=True to pad or cut)";
+  };
+  switch (feature.kind_case()) {
+    case Feature::kBytesList: {
+      if (feature.bytes_list().value_size() != 1) {
+        throw Error(ErrorKind::kValue)
+            << "OFRecordRawDecoder: feature '" << options.feature << "' of record " << row
+            << " is a bytes_list of " << feature.bytes_list().value_size()
+            << " strings; the raw decoder reads exactly one";
+      }
+      const std::string& bytes = feature.bytes_list().value(0);
+      n = std::min<int64_t>(static_cast<int64_t>(bytes.size()), options.count);
+      Convert(reinterpret_cast<const int8_t*>(bytes.data()), n, out);
+      break;
+    }
+    case Feature::kFloatList:
+      n = check_length(feature.float_list().value_size());
+      Convert(feature.float_list().value().data(), n, out);
+      break;
+    case Feature::kDoubleList:
+      n = check_length(feature.double_list().value_size());
+      Convert(feature.double_list().value().data(), n, out);
+      break;
+    case Feature::kInt32List:
+      n = check_length(feature.int32_list().value_size());
+      Convert(feature.int32_list().value().data(), n, out);
+      break;
+    case Feature::kInt64List:
+      n = check_length(feature.int64_list().value_size());
+      Convert(feature.int64_list().value().data(), n, out);
+      break;
+    default:
+      throw Error(ErrorKind::kValue) << "OFRecordRawDecoder: feature '" << options.feature
+                                     << "' of record " << row << " is empty (no list is set)";
+  }
+  std::fill(out + n, out + options.count, T(0));
+}
+
+template <typename T>
+void DecodeAll(const std::vector<std::string_view>& records, const RawDecodeOptions& options,
+               T* out) {
+  OFRecord record;
+  for (size_t row = 0; row < records.size(); ++row) {
+    if (!record.ParseFromArray(records[row].data(), static_cast<int>(records[row].size()))) {
+      throw Error(ErrorKind::kValue) << "OFRecordRawDecoder: record " << row
+                                     << " of the batch is not a valid OFRecord";
+    }
+    auto it = record.feature().find(options.feature);
+    if (it == record.feature().end()) {
+      std::string names;
+      for (const auto& entry : record.feature()) {
+        names += (names.empty() ? "" : ", ") + entry.first;
+      }
+      throw Error(ErrorKind::kValue)
+          << "OFRecordRawDecoder: record " << row << " of the batch has no feature '"
+          << options.feature << "'; it has [" << names << "]";
+    }
+    DecodeOne(it->second, options, static_cast<int64_t>(row), out + row * options.count);
+  }
+}
+
+}  // namespace
+
+void DecodeRawFeature(const std::vector<std::string_view>& records,
+                      const RawDecodeOptions& options, void* out) {
+  switch (options.data_type) {
+    case kFloat: DecodeAll(records, options, static_cast<float*>(out)); break;
+    case kDouble: DecodeAll(records, options, static_cast<double*>(out)); break;
+    case kInt8: DecodeAll(records, options, static_cast<int8_t*>(out)); break;
+    case kInt32: DecodeAll(records, options, static_cast<int32_t*>(out)); break;
+    case kInt64: DecodeAll(records, options, static_cast<int64_t*>(out)); break;
+    case kUInt8: DecodeAll(records, options, static_cast<uint8_t*>(out)); break;
+    default:
+      throw Error(ErrorKind::kType) << "OFRecordRawDecoder: dtype " << DataTypeName(options.data_type)
+                                    << " is not one of float32, float64, int8, int32, int64, uint8";
+  }
+}
+
+}  // namespace oneflow
