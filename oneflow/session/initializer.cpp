@@ -1,5 +1,6 @@
 #include "oneflow/session/initializer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -30,8 +31,9 @@ void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed
   auto arg = [&](size_t index, double fallback) {
     return index < args.size() ? args[index] : fallback;
   };
+  // Reversed bounds sample between them, as OneFlow's min + u * (max - min) does.
   auto uniform = [&](double low, double high) {
-    std::uniform_real_distribution<double> distribution(low, high);
+    std::uniform_real_distribution<double> distribution(std::min(low, high), std::max(low, high));
     for (int64_t i = 0; i < count; ++i) { data[i] = static_cast<T>(distribution(engine)); }
   };
   auto normal = [&](double mean, double stddev, bool truncated) {

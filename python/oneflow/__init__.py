@@ -21,6 +21,7 @@ from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, identity, matmul, parallel_cast, reshape, transpose,
 )
 from oneflow.ops.math_ops import where  # noqa: F401
+from oneflow.math import broadcast_to_compatible_with  # noqa: F401 - also top-level in 0.3
 from oneflow.ops.shape_ops import (  # noqa: F401
     broadcast_like, concat, constant_like, expand_dims, flatten, ones, ones_like, pad, pad_grad,
     reflection_pad2d, replication_pad2d, reshape_like, slice, slice_update, slice_v2, split,

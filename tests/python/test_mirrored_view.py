@@ -169,8 +169,9 @@ def test_mirrored_blobs_stay_on_their_devices():
 
 @pytest.mark.parametrize("devices", [1, 2])
 def test_list_numpy_shapes_are_upper_bounds(devices):
-    """As in OneFlow 0.3, a ListNumpy placeholder's shape bounds each device's array: smaller
-    arrays (one shape on every device) run a job traced for their shape."""
+    """As in OneFlow 0.3, a ListNumpy placeholder's shape bounds each device's array: arrays of
+    the same rank and no more elements (one shape on every device) run a job traced for their
+    shape."""
     flow.config.cpu_device_num(devices)
 
     @flow.global_function(function_config=_mirrored_config())
@@ -178,12 +179,13 @@ def test_list_numpy_shapes_are_upper_bounds(devices):
         return flow.math.argmax(x * 1.0, -1)
 
     rng = np.random.RandomState(0)
-    for shape in [(10, 5), (20, 8), (10, 5), (3, 8)]:
+    # (5, 30) has a larger axis but fewer elements: allowed, as in OneFlow 0.3.
+    for shape in [(10, 5), (20, 8), (10, 5), (3, 8), (5, 30)]:
         values = [rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(devices)]
         results = job(values)
         for value, result in zip(values, results):
             np.testing.assert_array_equal(result, np.argmax(value, -1))
-    with pytest.raises(ValueError, match=r"at most shape \(20, 8\)"):
+    with pytest.raises(ValueError, match=r"at most 160 elements"):
         job([rng.uniform(-1, 1, (21, 8)).astype(np.float32)] * devices)
     if devices == 2:
         with pytest.raises(ValueError, match="all of one shape"):
@@ -210,3 +212,38 @@ def test_smaller_list_numpy_train_call_shares_the_training_state():
     np.testing.assert_allclose(variables["w"].numpy(), [-3.0, -3.0])
     np.testing.assert_array_equal(variables["System-Train-TrainStep-job"].numpy(), [2])
     assert not any(name.startswith("System-Train-TrainStep-job-") for name in variables)
+
+
+def test_all_mirrored_inputs_make_a_mirrored_op_in_the_consistent_view():
+    """OneFlow 0.3: an op whose inputs are all mirrored is mirrored, so a ListNumpy argument works
+    without mirrored_view in the function config."""
+    flow.config.cpu_device_num(1)
+
+    @flow.global_function()
+    def job(a: tp.ListNumpy.Placeholder((5, 2))) -> tp.ListNumpy:
+        return flow.math.relu(a)
+
+    x = np.random.RandomState(0).randn(5, 2).astype(np.float32)
+    np.testing.assert_array_equal(job([x])[0], np.maximum(x, 0))
+
+
+def test_batch_axis_follows_oneflow_rules():
+    """blob.batch_axis: a placeholder's own, none for variables and constants, kept by
+    elementwise ops, removed by reducing it, shifted by reducing axes before it."""
+    seen = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3, 2)), y: tp.Numpy.Placeholder((3, 4), batch_axis=1)):
+        v = flow.get_variable("v", shape=(4, 3, 2), initializer=flow.zeros_initializer())
+        seen["x"], seen["y"], seen["v"] = x.batch_axis, y.batch_axis, v.batch_axis
+        seen["relu"] = flow.math.relu(x + v).batch_axis
+        seen["sum_all"] = flow.math.reduce_sum(x).batch_axis
+        seen["sum_0"] = flow.math.reduce_mean(x, axis=[0]).batch_axis
+        seen["sum_2"] = flow.math.reduce_sum(x, axis=[2]).batch_axis
+        seen["y_sum_0"] = flow.math.reduce_sum(y, axis=[0]).batch_axis
+        seen["y_sum_0_keep"] = flow.math.reduce_sum(y, axis=[0], keepdims=True).batch_axis
+        seen["constant"] = flow.constant(1.0, shape=(2,)).batch_axis
+
+    job(np.zeros((4, 3, 2), np.float32), np.zeros((3, 4), np.float32))
+    assert seen == {"x": 0, "y": 1, "v": None, "relu": 0, "sum_all": None, "sum_0": None,
+                    "sum_2": 0, "y_sum_0": 0, "y_sum_0_keep": 1, "constant": None}

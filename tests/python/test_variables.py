@@ -41,11 +41,15 @@ def test_zero_variable_of_shape_1_broadcasts_and_reduces_its_gradient(sgd):
     (flow.constant_initializer(-2.5), lambda v: np.all(v == -2.5)),
     (flow.random_uniform_initializer(-0.1, 0.3), lambda v: v.min() >= -0.1 and v.max() <= 0.3
      and v.std() > 0.05),
+    # Reversed bounds sample between them (OneFlow 0.3: random_uniform_initializer(2) is [1, 2]).
+    (flow.random_uniform_initializer(2), lambda v: v.min() >= 1 and v.max() <= 2
+     and v.std() > 0.2),
     (flow.random_normal_initializer(0.0, 1.0), lambda v: abs(v.mean()) < 0.2
      and 0.8 < v.std() < 1.2),
     (flow.truncated_normal_initializer(0.0, 1.0), lambda v: np.all(np.abs(v) <= 2.0)
      and v.std() > 0.5),
-], ids=["zeros", "ones", "constant", "uniform", "normal", "truncated_normal"])
+], ids=["zeros", "ones", "constant", "uniform", "uniform_reversed", "normal",
+        "truncated_normal"])
 @pytest.mark.parametrize("dtype", [flow.float32, flow.float64], ids=["float32", "float64"])
 def test_initializers(initializer, check, dtype):
     @flow.global_function()

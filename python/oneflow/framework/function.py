@@ -360,9 +360,11 @@ def _checked_array(desc, parameter_name, placeholder, value, bound=None):
     if tuple(array.shape) != tuple(placeholder.shape):
         if bound is not None:
             raise ValueError(
-                "job %r, argument %r: expected per-device arrays of rank %d and at most shape "
-                "%s (the ListNumpy placeholder's), all of one shape, got %s"
-                % (desc.name, parameter_name, len(bound), tuple(bound), tuple(array.shape)))
+                "job %r, argument %r: expected per-device arrays of rank %d with at most %d "
+                "elements (the ListNumpy placeholder's %s), all of one shape (different shapes "
+                "on different devices are not supported), got %s"
+                % (desc.name, parameter_name, len(bound), int(np.prod(bound)), tuple(bound),
+                   tuple(array.shape)))
         raise ValueError(
             "job %r, argument %r: expected shape %s, got %s"
             % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
@@ -417,7 +419,7 @@ def _leaves(desc):
 
 def _dynamic_shapes(desc, args, kwargs):
     """label -> per-device shape for each mirrored argument of this call given arrays smaller
-    than its placeholder (same rank, no axis larger, one shape on every device); {} when every
+    than its placeholder (same rank, no more elements, one shape on every device); {} when every
     array has the declared shape or the call is malformed (the usual checks then say how)."""
     try:
         bound = desc.signature.bind(*args, **kwargs).arguments
@@ -440,8 +442,9 @@ def _dynamic_shapes(desc, args, kwargs):
         if len(found) != 1:
             return
         shape = found.pop()
-        if shape != declared and len(shape) == len(declared) and all(
-                0 < s <= d for s, d in zip(shape, declared)):
+        # OneFlow 0.3's rule: the same rank and no more elements than the placeholder's.
+        if shape != declared and len(shape) == len(declared) and all(s > 0 for s in shape) \
+                and np.prod(shape) <= np.prod(declared):
             shapes[label] = shape
 
     for parameter_name, structure in desc.arguments:

@@ -59,13 +59,20 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=(),
     dtypes and chooses the op's SBP signature at once, so a user error raises here, naming the
     op, its inputs and the rule broken. A blob made by `with_distribute` requires its layout.
     mirrored: None for the current logical view (in the mirrored view, consistent inputs are
-    converted to it first); False for ops that are always consistent (variables, interface ops).
+    converted to it first; an op whose inputs are all mirrored is mirrored in either view); False
+    for ops that are always consistent (variables, interface ops).
     """
     from oneflow.framework import mirrored as mirrored_util
 
     session = current_job()
     placement = placement or session.scope.current_placement() or session.default_placement()
     in_consistent_view = mirrored is None and session.scope.current_view() == "consistent"
+    blobs = [blob for value in inputs.values()
+             for blob in (value if isinstance(value, (list, tuple)) else [value])
+             if isinstance(blob, LazyBlob)]
+    if in_consistent_view and blobs and all(blob.is_mirrored for blob in blobs):
+        # As in OneFlow 0.3, an op whose inputs are all mirrored is mirrored, whatever the view.
+        in_consistent_view = False
     if mirrored is None:
         mirrored = not in_consistent_view
     lbns = {}
@@ -97,14 +104,29 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=(),
         hints,
         bool(mirrored),
     )
+    batch_axis = _output_batch_axis(op_type, attrs or {}, blobs)
     return {
         argument: [
-            LazyBlob(lbn, shape, dtypes.from_value(dtype), placement=placement, sbp=sbp,
-                     mirrored=is_mirrored)
+            LazyBlob(lbn, shape, dtypes.from_value(dtype),
+                     batch_axis if batch_axis is not None and batch_axis < len(shape) else None,
+                     placement=placement, sbp=sbp, mirrored=is_mirrored)
             for lbn, shape, dtype, sbp, is_mirrored in blobs
         ]
         for argument, blobs in outputs.items()
     }
+
+
+def _output_batch_axis(op_type, attrs, inputs):
+    """blob.batch_axis of an op's outputs, by OneFlow 0.3's default rule: an input placeholder's
+    own; none for ops without inputs (variables, constants, random data); else the first input's
+    that has one. Ops that move or remove axes (transpose, reductions) adjust it after."""
+    if op_type == "input":
+        axis = attrs.get("batch_axis", 0)
+        return axis if axis is not None and axis >= 0 else None
+    for blob in inputs:
+        if blob.batch_axis is not None:
+            return blob.batch_axis
+    return None
 
 
 def add_single_output_op(op_type, name, prefix, inputs, attrs=None, output="out"):

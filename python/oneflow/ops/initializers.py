@@ -3,6 +3,9 @@
 Each returns an InitializerConf(kind, args, seed). Random ones are deterministic: without an
 explicit seed, the seed is derived from the variable's name.
 """
+import math
+import numbers
+
 from oneflow.framework import dtypes
 
 
@@ -29,8 +32,13 @@ def ones_initializer(dtype=dtypes.float32):
 
 
 def random_uniform_initializer(minval=0, maxval=1, dtype=dtypes.float32, seed=None):
-    if maxval < minval:
-        raise ValueError("random_uniform_initializer: maxval %r < minval %r" % (maxval, minval))
+    """Uniform in [minval, maxval); reversed bounds (minval > maxval) sample between them, as
+    OneFlow 0.3 did (random_uniform_initializer(2) gives values in [1, 2])."""
+    for name, value in (("minval", minval), ("maxval", maxval)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+                or not math.isfinite(value):
+            raise ValueError("random_uniform_initializer: %s must be a finite number, got %r"
+                             % (name, value))
     return InitializerConf("random_uniform", [minval, maxval], seed)
 
 

@@ -54,10 +54,18 @@ def _reduce_axes(x, axis, op_name):
 
 
 def _reduce(op_type, prefix, x, axes, keepdims, name):
-    return op_builder.add_single_output_op(
+    out = op_builder.add_single_output_op(
         op_type, name, prefix, {"input_tensor": x},
         {"axis": axes, "keepdims": bool(keepdims)}, output="output_tensor",
     )
+    # OneFlow 0.3: reducing the batch axis removes it; otherwise it moves with the kept axes.
+    batch_axis = x.batch_axis
+    if batch_axis is not None and batch_axis in axes:
+        batch_axis = None
+    elif batch_axis is not None and not keepdims:
+        batch_axis -= sum(1 for a in axes if a < batch_axis)
+    out._batch_axis = batch_axis
+    return out
 
 
 def _require_floating(x, op_name):
