@@ -72,8 +72,8 @@ void DecodeAll(const std::vector<std::string_view>& records, const RawDecodeOpti
   OFRecord record;
   for (size_t row = 0; row < records.size(); ++row) {
     if (!record.ParseFromArray(records[row].data(), static_cast<int>(records[row].size()))) {
-      throw Error(ErrorKind::kValue) << "OFRecordRawDecoder: record " << row
-                                     << " of the batch is not a valid OFRecord";
+      throw Error(ErrorKind::kValue)
+          << "OFRecordRawDecoder: record " << row << " of the batch is not a valid OFRecord";
     }
     auto it = record.feature().find(options.feature);
     if (it == record.feature().end()) {
@@ -91,18 +91,31 @@ void DecodeAll(const std::vector<std::string_view>& records, const RawDecodeOpti
 
 }  // namespace
 
-void DecodeRawFeature(const std::vector<std::string_view>& records,
-                      const RawDecodeOptions& options, void* out) {
+void DecodeRawFeature(const std::vector<std::string_view>& records, const RawDecodeOptions& options,
+                      void* out) {
   switch (options.data_type) {
-    case kFloat: DecodeAll(records, options, static_cast<float*>(out)); break;
-    case kDouble: DecodeAll(records, options, static_cast<double*>(out)); break;
-    case kInt8: DecodeAll(records, options, static_cast<int8_t*>(out)); break;
-    case kInt32: DecodeAll(records, options, static_cast<int32_t*>(out)); break;
-    case kInt64: DecodeAll(records, options, static_cast<int64_t*>(out)); break;
-    case kUInt8: DecodeAll(records, options, static_cast<uint8_t*>(out)); break;
+    case kFloat:
+      DecodeAll(records, options, static_cast<float*>(out));
+      break;
+    case kDouble:
+      DecodeAll(records, options, static_cast<double*>(out));
+      break;
+    case kInt8:
+      DecodeAll(records, options, static_cast<int8_t*>(out));
+      break;
+    case kInt32:
+      DecodeAll(records, options, static_cast<int32_t*>(out));
+      break;
+    case kInt64:
+      DecodeAll(records, options, static_cast<int64_t*>(out));
+      break;
+    case kUInt8:
+      DecodeAll(records, options, static_cast<uint8_t*>(out));
+      break;
     default:
-      throw Error(ErrorKind::kType) << "OFRecordRawDecoder: dtype " << DataTypeName(options.data_type)
-                                    << " is not one of float32, float64, int8, int32, int64, uint8";
+      throw Error(ErrorKind::kType)
+          << "OFRecordRawDecoder: dtype " << DataTypeName(options.data_type)
+          << " is not one of float32, float64, int8, int32, int64, uint8";
   }
 }
 

@@ -13,8 +13,8 @@
 namespace oneflow {
 
 struct RawDecodeOptions {
-  std::string feature;      // the feature name
-  int64_t count = 0;        // values per record (the product of the decoded shape)
+  std::string feature;  // the feature name
+  int64_t count = 0;    // values per record (the product of the decoded shape)
   DataType data_type = kFloat;
   bool dim1_varying_length = false;  // fewer values than count are zero-padded
   bool auto_zero_padding = false;    // fewer are zero-padded, more are cut off
@@ -23,7 +23,7 @@ struct RawDecodeOptions {
 // Writes records.size() * count values of options.data_type to `out`. A bytes_list feature is
 // one byte string whose bytes are signed int8 values (a shorter one is zero-padded); numeric
 // lists are converted. Throws a ValueError naming the record and the rule broken.
-void DecodeRawFeature(const std::vector<std::string_view>& records,
-                      const RawDecodeOptions& options, void* out);
+void DecodeRawFeature(const std::vector<std::string_view>& records, const RawDecodeOptions& options,
+                      void* out);
 
 }  // namespace oneflow

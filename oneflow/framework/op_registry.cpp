@@ -82,8 +82,7 @@ OpDefBuilder& OpDefBuilder::OptionalOutput(const std::string& name) {
   def_.outputs.push_back(ArgumentDef{name, true, false});
   return *this;
 }
-OpDefBuilder& OpDefBuilder::VariadicOutput(const std::string& name,
-                                           const std::string& count_from) {
+OpDefBuilder& OpDefBuilder::VariadicOutput(const std::string& name, const std::string& count_from) {
   def_.outputs.push_back(ArgumentDef{name, false, true, count_from});
   return *this;
 }

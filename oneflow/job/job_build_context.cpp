@@ -83,11 +83,9 @@ void JobBuildContext::CheckAndFillArguments(OperatorConf& conf) const {
   }
   for (const ArgumentDef& argument : def.outputs) {
     if (argument.optional || conf.output().count(argument.name)) { continue; }
-    const int64_t count =
-        argument.count_from.empty() ? 1 : InputCount(conf, argument.count_from);
+    const int64_t count = argument.count_from.empty() ? 1 : InputCount(conf, argument.count_from);
     for (int64_t index = 0; index < count; ++index) {
-      (*conf.mutable_output())[argument.name].add_value(
-          MakeLbn(conf.name(), argument.name, index));
+      (*conf.mutable_output())[argument.name].add_value(MakeLbn(conf.name(), argument.name, index));
     }
   }
   for (const std::string& control_input : conf.control_input()) {

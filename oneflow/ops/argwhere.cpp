@@ -27,7 +27,9 @@ REGISTER_OP("argwhere")
           BlobDesc{Shape({input.shape.elem_count(), input.shape.num_axes()}), dtype};
       ctx.Output("size") = BlobDesc{Shape({1}), kInt64};
     })
-    .SetSbpFn([](SbpContext& ctx) { ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build(); })
+    .SetSbpFn([](SbpContext& ctx) {
+      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+    })
     .NonDifferentiable();
 
 }  // namespace oneflow

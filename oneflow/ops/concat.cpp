@@ -102,17 +102,17 @@ void InferSplitLike(InferContext& ctx) {
     ctx.Output("out", index) = BlobDesc{Shape(dims), in.data_type};
   }
   if (total != in.shape.At(axis)) {
-    throw Error(ErrorKind::kValue) << "split_like: the likes' sizes on axis " << axis
-                                   << " add up to " << total << ", but in "
-                                   << in.shape.ToString() << " has " << in.shape.At(axis);
+    throw Error(ErrorKind::kValue)
+        << "split_like: the likes' sizes on axis " << axis << " add up to " << total << ", but in "
+        << in.shape.ToString() << " has " << in.shape.At(axis);
   }
 }
 
 // Any axis but the split one may be split over devices; the likes only give sizes (broadcast).
 void GetSplitLikeSbp(SbpContext& ctx) {
   const Shape& in = ctx.LogicalInput("in").shape;
-  const int64_t axis = NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"),
-                                     in.num_axes());
+  const int64_t axis =
+      NormalizeAxis("split_like", "axis", ctx.Attr<int64_t>("axis"), in.num_axes());
   for (int64_t dim = 0; dim < in.num_axes(); ++dim) {
     if (dim == axis) { continue; }
     ctx.NewSignature().Split("in", dim).Broadcast("like").SplitAllOutputs(dim).Build();

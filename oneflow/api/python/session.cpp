@@ -310,7 +310,8 @@ void BindSession(py::module_& module) {
           "optimizers (dicts, see python/oneflow/ops/optimizer.py), loss scaling and the "
           "variables updated sparsely.",
           py::arg("loss_lbns"), py::arg("optimizers"), py::arg("loss_scale_factor"),
-          py::arg("dynamic_loss_scale"), py::arg("indexed_slices_variables") = std::vector<std::string>())
+          py::arg("dynamic_loss_scale"),
+          py::arg("indexed_slices_variables") = std::vector<std::string>())
       .def("add_diff_watch",
            [](Session& session, const std::string& lbn, int64_t handler_id) {
              session.CurrentJob().AddDiffWatch(lbn, handler_id);

@@ -137,8 +137,8 @@ class AutogradPass final : public Pass {
           for (const std::string& lbn : entry.second.value()) {
             if (depends_on_variable.count(lbn) == 0) { continue; }
             depends = true;
-            integer_path = integer_path ||
-                           !IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type);
+            integer_path =
+                integer_path || !IsFloatingOrHalfDataType(job.LogicalBlobDesc(lbn).data_type);
           }
         }
       }
@@ -159,9 +159,9 @@ class AutogradPass final : public Pass {
       // An integer loss is allowed when it comes from a variable through a cast (OneFlow 0.3
       // trains such losses: its gradient is seeded with integer ones).
       if (desc.data_type == kFloat16 || desc.data_type == kUInt8) {
-        throw Error(ErrorKind::kType) << "loss '" << loss << "' has dtype "
-                                      << DataTypeName(desc.data_type)
-                                      << "; a loss must be float32, float64 or an integer type";
+        throw Error(ErrorKind::kType)
+            << "loss '" << loss << "' has dtype " << DataTypeName(desc.data_type)
+            << "; a loss must be float32, float64 or an integer type";
       }
       if (!depends_on_variable.count(loss)) {
         throw Error(ErrorKind::kValue)

@@ -83,8 +83,8 @@ const OperatorConf* GatherGradientOf(const JobBuildContext& job, std::string dif
   for (;;) {
     const OperatorConf& op = job.Op(OpNameOfLbn(diff));
     if (op.op_type() == "unsorted_segment_sum_like") {
-      const bool rows = op.attr().at("axis").int64_value() == 0 &&
-                        op.attr().at("batch_dims").int64_value() == 0;
+      const bool rows =
+          op.attr().at("axis").int64_value() == 0 && op.attr().at("batch_dims").int64_value() == 0;
       return rows ? &op : nullptr;
     }
     if (kPassThrough.count(op.op_type()) == 0) { return nullptr; }
@@ -107,13 +107,14 @@ std::string SparseUpdateMask(JobBuildContext& job, const VariableGradient& gradi
     conf.set_created_by_pass("optimizer");
     return OutputLbn(job.AddOp(std::move(conf)), "out");
   };
-  std::string ones =
-      placed(OpConfBuilder("constant_like", name + "-ones").Input("like", data).Attr("value", 1.0)
-                 .Build());
+  std::string ones = placed(OpConfBuilder("constant_like", name + "-ones")
+                                .Input("like", data)
+                                .Attr("value", 1.0)
+                                .Build());
   const DataType model_type = job.LogicalBlobDesc(model).data_type;
   if (job.LogicalBlobDesc(ones).data_type != model_type) {
-    ones = placed(OpConfBuilder("cast", name + "-cast").Input("in", ones).Attr("dtype", model_type)
-                      .Build());
+    ones = placed(
+        OpConfBuilder("cast", name + "-cast").Input("in", ones).Attr("dtype", model_type).Build());
   }
   return placed(OpConfBuilder("unsorted_segment_sum_like", name)
                     .Input("data", ones)

@@ -66,8 +66,8 @@ class BroadcastBinaryKernel final : public Kernel {
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kFloat, float, float); \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kDouble, double, double)
 
-#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)              \
-  OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor);                    \
+#define OF_REGISTER_BROADCAST_KERNELS_ALL_TYPES(op_type, Functor)           \
+  OF_REGISTER_BROADCAST_FLOATING_KERNELS(op_type, Functor);                 \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt8, int8_t, int8_t);    \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt32, int32_t, int32_t); \
   OF_REGISTER_BROADCAST_KERNEL(op_type, Functor, kInt64, int64_t, int64_t)

@@ -1,7 +1,6 @@
-// CPU slice, slice_update, concat and split_like. slice and slice_update are StridedCopy runs planned at
-// kernel construction (whole rows move as memcpy; see strided_copy.h); concat streams its
-// output row by row. They only move bytes, so one
-// kernel per element size serves every dtype.
+// CPU slice, slice_update, concat and split_like. slice and slice_update are StridedCopy runs
+// planned at kernel construction (whole rows move as memcpy; see strided_copy.h); concat streams
+// its output row by row. They only move bytes, so one kernel per element size serves every dtype.
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
-// GPU slice, slice_update, concat, split_like, pad, reflection_pad2d, replication_pad2d and the 2-d pads'
-// gradients, as the CPU kernels (cpu/slice.cpp, cpu/pad.cpp).
+// GPU slice, slice_update, concat, split_like, pad, reflection_pad2d, replication_pad2d and the 2-d
+// pads' gradients, as the CPU kernels (cpu/slice.cpp, cpu/pad.cpp).
 //
 // slice, slice_update, concat and pad are one device strided copy (planned once per kernel
 // with the CPU's StridedView geometry: size-1 axes dropped, axes contiguous in both views

@@ -849,10 +849,10 @@ TEST(CudaKernels, SliceConcatAndPad) {
     const int64_t dim = shape.At(axis < 0 ? axis + 3 : axis);
     const OperatorConf split =
         MakeOpConf("split_like", {{"in", 1}, {"like", 2}}, {MakeAttr("axis", axis)});
-    CompareWithCpu(split, {{"in_0", Random<float>(shape, 7)},
-                           {"like_0", part(2, 8)},
-                           {"like_1", part(dim - 2, 9)}},
-                   {0, 0});
+    CompareWithCpu(
+        split,
+        {{"in_0", Random<float>(shape, 7)}, {"like_0", part(2, 8)}, {"like_1", part(dim - 2, 9)}},
+        {0, 0});
   }
   const OperatorConf pad = MakeOpConf(
       "pad", {{"x", 1}},

@@ -16,7 +16,8 @@ namespace oneflow {
 namespace test {
 
 // An OperatorConf named "test-<op_type>" with one blob per input ("producer/<argument>_<i>"),
-// every declared output (a variadic one as many times as its count_from input), and every attribute that has a default; `attrs` override them.
+// every declared output (a variadic one as many times as its count_from input), and every attribute
+// that has a default; `attrs` override them.
 inline OperatorConf MakeOpConf(const std::string& op_type,
                                const std::map<std::string, int64_t>& input_counts,
                                const std::map<std::string, AttrValue>& attrs = {}) {
