@@ -247,3 +247,25 @@ def test_batch_axis_follows_oneflow_rules():
     job(np.zeros((4, 3, 2), np.float32), np.zeros((3, 4), np.float32))
     assert seen == {"x": 0, "y": 1, "v": None, "relu": 0, "sum_all": None, "sum_0": None,
                     "sum_2": 0, "y_sum_0": 0, "y_sum_0_keep": 1, "constant": None}
+
+
+def test_list_numpy_bounds_that_disagree_still_run_fitting_calls():
+    """OneFlow 0.3's test_in_top_k declares targets (20,) and predictions (15, 10), which no op
+    accepts together; calls with arrays that agree run (through their specialization), a call
+    at the declared shapes raises the op's error."""
+    flow.config.cpu_device_num(1)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(t: tp.ListNumpy.Placeholder((20,), dtype=flow.int32),
+            p: tp.ListNumpy.Placeholder((15, 10))) -> tp.ListNumpy:
+        return flow.math.in_top_k(t, p, k=2)
+
+    rng = np.random.RandomState(0)
+    for rows in (10, 12):
+        targets = rng.randint(0, 5, size=rows).astype(np.int32)
+        predictions = rng.rand(rows, 5).astype(np.float32)
+        top2 = np.argsort(-predictions, axis=1)[:, :2]
+        expected = (top2 == targets[:, None]).any(axis=1)
+        np.testing.assert_array_equal(job([targets], [predictions])[0].astype(bool), expected)
+    with pytest.raises(ValueError, match="in_top_k"):
+        job([np.zeros(20, np.int32)], [np.zeros((15, 10), np.float32)])

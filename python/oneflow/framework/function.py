@@ -35,6 +35,8 @@ class FunctionDesc:
         self.base = None  # a specialization's function
         self.placeholder_overrides = {}  # argument label -> placeholder of a specialization
         self.specializations = {}  # ((label, shape), ...) -> FunctionDesc
+        # Why the declared shapes did not trace, when calls then ran through specializations.
+        self.declared_shape_error = None
 
 
 def global_function(type="predict", function_config=None):  # noqa: A002 - OneFlow's name
@@ -452,6 +454,26 @@ def _dynamic_shapes(desc, args, kwargs):
     return shapes
 
 
+def _compiled_for_call(session, desc, args, kwargs):
+    """The compiled function that runs this call: desc, or its specialization for the call's
+    smaller mirrored arrays. When desc's declared (upper-bound) shapes do not trace (e.g. two
+    ListNumpy bounds that disagree, as OneFlow 0.3's test_in_top_k declares them), calls with
+    arrays that do still run through their specialization; other calls raise that error."""
+    if desc.declared_shape_error is None:
+        try:
+            session.ensure_compiled(desc)
+        except Exception as error:  # noqa: BLE001 - re-raised below unless a specialization fits
+            if not _dynamic_shapes(desc, args, kwargs):
+                raise
+            desc.declared_shape_error = error
+    shapes = _dynamic_shapes(desc, args, kwargs)
+    if shapes:
+        return _specialization(session, desc, shapes)
+    if desc.declared_shape_error is not None:
+        raise desc.declared_shape_error
+    return desc
+
+
 def _specialization(session, desc, shapes):
     """The job traced from desc's function for mirrored arguments of `shapes` (made and
     compiled on first use; the runtime restarts once for it)."""
@@ -574,10 +596,7 @@ def _call(session, desc, args, kwargs):
     session_util.check_not_in_callback("calling global function %r" % desc.name)
     annotation = desc.return_annotation
     with session.lock:
-        session.ensure_compiled(desc)
-        shapes = _dynamic_shapes(desc, args, kwargs)
-        if shapes:
-            desc = _specialization(session, desc, shapes)
+        desc = _compiled_for_call(session, desc, args, kwargs)
         # Known after tracing: a job returning nothing completes at its call.
         blocking = not isinstance(annotation, oft.CallbackType) and (
             annotation is not inspect.Signature.empty or desc.output_structure is None)
