@@ -44,21 +44,23 @@ def part_paths(ofrecord_dir, data_part_num, part_name_prefix, part_name_suffix_l
 
 
 def read_part(path):
-    """The serialized records of one part file, checking its framing."""
+    """The serialized records of one part file, read as they are needed (a dataset need not fit
+    in memory), checking its framing."""
     with open(path, "rb") as part:
-        data = part.read()
-    records, offset = [], 0
-    while offset < len(data):
-        if offset + _LENGTH.size > len(data):
-            raise ValueError("OFRecord part %r: truncated length at byte %d" % (path, offset))
-        (length,) = _LENGTH.unpack_from(data, offset)
-        offset += _LENGTH.size
-        if length < 0 or offset + length > len(data):
-            raise ValueError("OFRecord part %r: record at byte %d claims %d bytes, %d left"
-                             % (path, offset - _LENGTH.size, length, len(data) - offset))
-        records.append(data[offset:offset + length])
-        offset += length
-    return records
+        offset = 0
+        while True:
+            header = part.read(_LENGTH.size)
+            if not header:
+                return
+            if len(header) < _LENGTH.size:
+                raise ValueError("OFRecord part %r: truncated length at byte %d" % (path, offset))
+            (length,) = _LENGTH.unpack(header)
+            data = part.read(length) if length >= 0 else b""
+            if length < 0 or len(data) != length:
+                raise ValueError("OFRecord part %r: record at byte %d claims %d bytes, %d left"
+                                 % (path, offset, length, len(data)))
+            yield data
+            offset += _LENGTH.size + length
 
 
 def write_part(path, records):
@@ -87,12 +89,7 @@ class OFRecordReader:
         self._random = random.Random(seed)
         self._stream = self._records()
         self._buffer = []
-        self._cache = {}  # path -> serialized records (parts are read once)
-
-    def _part(self, path):
-        if path not in self._cache:
-            self._cache[path] = read_part(path)
-        return self._cache[path]
+        self._error = None  # a reading error, raised again by every later call
 
     def _records(self):
         epoch = 0
@@ -102,7 +99,7 @@ class OFRecordReader:
                 self._random.shuffle(order)
             count = 0
             for path in order:
-                for record in self._part(path):
+                for record in read_part(path):
                     count += 1
                     yield record
             if count == 0:
@@ -121,7 +118,13 @@ class OFRecordReader:
 
     def next_batch(self):
         """The next batch_size serialized records."""
-        return [self._next_serialized() for _ in range(self._batch_size)]
+        if self._error is not None:
+            raise self._error
+        try:
+            return [self._next_serialized() for _ in range(self._batch_size)]
+        except (OSError, ValueError) as error:
+            self._error = error
+            raise
 
 
 def decode_raw(records, blob_name, shape, dtype, dim1_varying_length, auto_zero_padding):
