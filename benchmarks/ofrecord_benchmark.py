@@ -14,9 +14,10 @@ import argparse
 import json
 import os
 import tempfile
-import time
 
 import numpy as np
+
+import side_by_side
 
 BATCH, RECORDS = 100, 6000
 
@@ -42,12 +43,7 @@ def mlp(flow, x, prefix):
 
 
 def time_calls(step, warmup, iterations):
-    for _ in range(warmup):
-        step()
-    start = time.perf_counter()
-    for _ in range(iterations):
-        step()
-    return (time.perf_counter() - start) / iterations * 1e3
+    return side_by_side.seconds_per_call(step, warmup, iterations) * 1e3
 
 
 def oneflow_cases(directory, images, labels, warmup, iterations):
