@@ -18,8 +18,10 @@ packages=(
   libopenblas-dev libopenblas0-openmp libdnnl-dev
   # distribution: gRPC control plane, Gloo CPU data plane
   libgrpc++-dev protobuf-compiler-grpc libgloo-dev
+  # JPEG decoding for the OFRecord image decoders
+  libjpeg62-turbo-dev
   # reference implementation for tests and benchmarks, real data for the examples
-  python3-torch python3-sklearn dataset-fashion-mnist
+  python3-torch python3-pil python3-sklearn dataset-fashion-mnist
 )
 
 missing=()

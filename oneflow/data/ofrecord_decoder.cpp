@@ -66,26 +66,34 @@ void DecodeOne(const Feature& feature, const RawDecodeOptions& options, int64_t 
   std::fill(out + n, out + options.count, T(0));
 }
 
+// Parses records[row]; `where` names the op in errors.
+void ParseRecord(std::string_view data, size_t row, const std::string& where, OFRecord* record) {
+  if (!record->ParseFromArray(data.data(), static_cast<int>(data.size()))) {
+    throw Error(ErrorKind::kValue) << where << ": record " << row
+                                   << " of the batch is not a valid OFRecord";
+  }
+}
+
+const Feature& FindFeature(const OFRecord& record, const std::string& feature, size_t row,
+                           const std::string& where) {
+  auto it = record.feature().find(feature);
+  if (it == record.feature().end()) {
+    std::string names;
+    for (const auto& entry : record.feature()) { names += (names.empty() ? "" : ", ") + entry.first; }
+    throw Error(ErrorKind::kValue) << where << ": record " << row << " of the batch has no feature '"
+                                   << feature << "'; it has [" << names << "]";
+  }
+  return it->second;
+}
+
 template <typename T>
 void DecodeAll(const std::vector<std::string_view>& records, const RawDecodeOptions& options,
                T* out) {
   OFRecord record;
   for (size_t row = 0; row < records.size(); ++row) {
-    if (!record.ParseFromArray(records[row].data(), static_cast<int>(records[row].size()))) {
-      throw Error(ErrorKind::kValue)
-          << "OFRecordRawDecoder: record " << row << " of the batch is not a valid OFRecord";
-    }
-    auto it = record.feature().find(options.feature);
-    if (it == record.feature().end()) {
-      std::string names;
-      for (const auto& entry : record.feature()) {
-        names += (names.empty() ? "" : ", ") + entry.first;
-      }
-      throw Error(ErrorKind::kValue)
-          << "OFRecordRawDecoder: record " << row << " of the batch has no feature '"
-          << options.feature << "'; it has [" << names << "]";
-    }
-    DecodeOne(it->second, options, static_cast<int64_t>(row), out + row * options.count);
+    ParseRecord(records[row], row, "OFRecordRawDecoder", &record);
+    DecodeOne(FindFeature(record, options.feature, row, "OFRecordRawDecoder"), options,
+              static_cast<int64_t>(row), out + row * options.count);
   }
 }
 
@@ -117,6 +125,27 @@ void DecodeRawFeature(const std::vector<std::string_view>& records, const RawDec
           << "OFRecordRawDecoder: dtype " << DataTypeName(options.data_type)
           << " is not one of float32, float64, int8, int32, int64, uint8";
   }
+}
+
+std::vector<std::string> BytesFeature(const std::vector<std::string_view>& records,
+                                      const std::string& feature, const std::string& where) {
+  std::vector<std::string> values;
+  values.reserve(records.size());
+  OFRecord record;
+  for (size_t row = 0; row < records.size(); ++row) {
+    ParseRecord(records[row], row, where, &record);
+    const Feature& value = FindFeature(record, feature, row, where);
+    if (!value.has_bytes_list() || value.bytes_list().value_size() != 1) {
+      throw Error(ErrorKind::kValue)
+          << where << ": feature '" << feature << "' of record " << row
+          << " must be a bytes_list holding one byte string (an encoded image), got "
+          << (value.has_bytes_list()
+                  ? std::to_string(value.bytes_list().value_size()) + " byte strings"
+                  : std::string("a numeric list"));
+    }
+    values.push_back(value.bytes_list().value(0));
+  }
+  return values;
 }
 
 }  // namespace oneflow

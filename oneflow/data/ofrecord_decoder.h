@@ -26,4 +26,9 @@ struct RawDecodeOptions {
 void DecodeRawFeature(const std::vector<std::string_view>& records, const RawDecodeOptions& options,
                       void* out);
 
+// The one byte string of bytes_list feature `feature` of each record (an encoded image, for
+// OFRecordImageDecoder and OFRecordBytesDecoder); `where` names the op in errors.
+std::vector<std::string> BytesFeature(const std::vector<std::string_view>& records,
+                                      const std::string& feature, const std::string& where);
+
 }  // namespace oneflow

@@ -45,8 +45,8 @@ from oneflow.ops.initializers import (  # noqa: F401
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401
-    checkpoint, config, data, deprecated, distribute, env, experimental, keras, layers, losses, math,
-    nn, optimizer, random, regularizers, scope, train, typing, unittest,
+    checkpoint, config, data, deprecated, distribute, env, experimental, image, keras, layers,
+    losses, math, nn, optimizer, random, regularizers, scope, train, typing, unittest,
 )
 from oneflow import sysconfig  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
@@ -61,6 +61,24 @@ def cast_to_current_logical_view(x):
     from oneflow.framework import mirrored
 
     return mirrored.cast_to_current_logical_view(x)
+
+
+def tensor_buffer_to_tensor(x, dtype, instance_shape, name=None):
+    """A batch of host images or values (an image list), each of instance_shape, as one
+    (N,) + instance_shape blob of dtype."""
+    from oneflow.framework import dtypes, image_pipeline, op_builder
+
+    where = "tensor_buffer_to_tensor"
+    return image_pipeline.to_tensor(x, dtypes.check(dtype, where + " dtype"), instance_shape,
+                                    op_builder.op_name(name, "TensorBufferToTensor"), where)
+
+
+image_resize = image.Resize
+image_target_resize = image.target_resize
+image_random_crop = image.random_crop
+image_decode = image.decode
+image_flip = image.flip
+image_batch_align = image.batch_align
 
 
 def current_scope():

@@ -1,5 +1,6 @@
-"""oneflow.data: OneFlow 0.3's dataset helper `load_mnist` (and the IDX reader behind it) and
-its synthetic data source `decode_random`.
+"""oneflow.data: OneFlow 0.3's dataset helper `load_mnist` (and the IDX reader behind it), its
+synthetic data source `decode_random`, and its OFRecord reader with the raw, bytes and image
+decoders (see docs/data.md).
 
 `load_mnist` returns MNIST as whole batches of numpy arrays, as OneFlow 0.3 did: it reads
 `mnist.npz` (keys x_train, y_train, x_test, y_test; uint8 images N x 28 x 28) from `out_dir`,
@@ -210,10 +211,15 @@ def decode_random(shape, dtype, batch_size=1, initializer=None, tick=None, distr
 
 class OFRecordBlob:
     """What data.ofrecord_reader returns inside a job: a batch of OFRecords, read by the
-    decoders (OFRecordRawDecoder). Holds no device data itself."""
+    decoders (OFRecordRawDecoder, OFRecordImageDecoder, ...). Holds no device data itself:
+    `records` is the host value (framework/host_data.py) giving each call's serialized records."""
 
-    def __init__(self, reader, batch_size, placement, name):
-        self.reader, self.batch_size, self.placement, self.name = reader, batch_size, placement, name
+    usage_hint = ("a batch of OFRecords is read by the flow.data decoders (OFRecordRawDecoder, "
+                  "OFRecordImageDecoder, ...), not by ops")
+
+    def __init__(self, records, batch_size, placement, name):
+        self.records, self.batch_size, self.placement, self.name = \
+            records, batch_size, placement, name
 
     @property
     def shape(self):
@@ -235,8 +241,9 @@ def ofrecord_reader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefi
     """Batches of OFRecords from the part files <ofrecord_dir>/<part_name_prefix><i>, i <
     data_part_num (zero-padded to part_name_suffix_length digits unless -1), cycling through
     them forever; each call of the job takes the next batch_size records. Decode features with
-    flow.data.OFRecordRawDecoder. Call inside a global function."""
-    from oneflow.framework import op_builder
+    flow.data.OFRecordRawDecoder and images with flow.data.OFRecordImageDecoder. Call inside a
+    global function."""
+    from oneflow.framework import host_data, op_builder
     from oneflow.framework import ofrecord_reader as reader_util
 
     session = op_builder.current_job()
@@ -248,8 +255,20 @@ def ofrecord_reader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefi
     reader = reader_util.OFRecordReader(paths, batch_size, bool(random_shuffle),
                                         shuffle_buffer_size, bool(shuffle_after_epoch), seed)
     placement = session.scope.current_placement() or session.default_placement()
-    return OFRecordBlob(reader, batch_size, placement,
-                        op_builder.op_name(name, "OFRecordReader"))
+    name = op_builder.op_name(name, "OFRecordReader")
+    records = host_data.HostValue("data.ofrecord_reader %r" % name, reader.next_batch)
+    return OFRecordBlob(records, batch_size, placement, name)
+
+
+def _check_records(input_blob, where):
+    if not isinstance(input_blob, OFRecordBlob):
+        raise TypeError("%s: input_blob must be what flow.data.ofrecord_reader returned, got %r"
+                        % (where, input_blob))
+
+
+def _check_feature_name(blob_name, where):
+    if not isinstance(blob_name, str) or not blob_name:
+        raise TypeError("%s: blob_name must be a feature name (str), got %r" % (where, blob_name))
 
 
 def OFRecordRawDecoder(input_blob, blob_name, shape, dtype, dim1_varying_length=False,
@@ -259,33 +278,73 @@ def OFRecordRawDecoder(input_blob, blob_name, shape, dtype, dim1_varying_length=
     bytes_list feature is one byte string read as signed int8 values (as OneFlow does; use
     dtype=flow.uint8 and cast to keep 0..255); numeric lists must hold prod(shape) values, or
     fewer with auto_zero_padding / dim1_varying_length (zero-padded)."""
-    from oneflow.framework import mirrored, op_builder, shapes
+    from oneflow.framework import host_data, op_builder, shapes
     from oneflow.framework import ofrecord_reader as reader_util
 
     where = "data.OFRecordRawDecoder"
-    if not isinstance(input_blob, OFRecordBlob):
-        raise TypeError("%s: input_blob must be what flow.data.ofrecord_reader returned, got %r"
-                        % (where, input_blob))
-    if not isinstance(blob_name, str) or not blob_name:
-        raise TypeError("%s: blob_name must be a feature name (str), got %r" % (where, blob_name))
+    _check_records(input_blob, where)
+    _check_feature_name(blob_name, where)
     shape = tuple(shapes.to_shape(shape, where))
     dtype = reader_util.check_decoder_dtype(dtype, where)
-    session = op_builder.current_job()
     op_name = op_builder.op_name(name, "OFRecordRawDecoder")
-    attrs = {"shape": (input_blob.batch_size,) + shape, "dtype": dtype.value, "batch_axis": 0}
-    blob = op_builder.add_op("input", op_name, {}, attrs, placement=input_blob.placement,
-                             mirrored=False)["out"][0]
 
     def decode(records):
         return reader_util.decode_raw(records, blob_name, shape, dtype,
                                       bool(dim1_varying_length), bool(auto_zero_padding))
 
-    session.tracing_job.data_sources.append((op_name, input_blob.reader, decode))
-    if session.scope.current_view() == "mirrored":
-        return mirrored.to_mirrored(blob, input_blob.placement)
-    return blob
+    value = host_data.HostValue("%s %r" % (where, op_name), decode, [input_blob.records])
+    return host_data.feed(value, (input_blob.batch_size,) + shape, dtype, input_blob.placement,
+                          op_name)
 
 
+def OFRecordBytesDecoder(input_blob, blob_name, name=None):
+    """The byte string of bytes_list feature `blob_name` of each record (an encoded image, say),
+    for flow.image.decode."""
+    from oneflow.framework import host_data, image_pipeline, op_builder
+
+    where = "data.OFRecordBytesDecoder"
+    _check_records(input_blob, where)
+    _check_feature_name(blob_name, where)
+    op_name = op_builder.op_name(name, "OFRecordBytesDecoder")
+    value = host_data.HostValue("%s %r" % (where, op_name),
+                                image_pipeline.bytes_feature(blob_name, where),
+                                [input_blob.records])
+    return image_pipeline.BytesList(value, input_blob.batch_size, input_blob.placement)
+
+
+def OFRecordImageDecoder(input_blob, blob_name, color_space="BGR", name=None):
+    """Decodes the JPEG in bytes_list feature `blob_name` of each record: an image list (each
+    image height x width x channels uint8, in color_space "BGR", "RGB" or "GRAY") for the
+    flow.image ops (Resize, CropMirrorNormalize, ...)."""
+    from oneflow.framework import image_pipeline, op_builder
+
+    where = "data.OFRecordImageDecoder"
+    _check_records(input_blob, where)
+    _check_feature_name(blob_name, where)
+    op_name = op_builder.op_name(name, "OFRecordImageDecoder")
+    encoded = OFRecordBytesDecoder(input_blob, blob_name, name=op_name + "-bytes")
+    return image_pipeline.decode(encoded, color_space, "%s %r" % (where, op_name))
+
+
+def OFRecordImageDecoderRandomCrop(input_blob, blob_name, color_space="BGR", num_attempts=10,
+                                   seed=None, random_area=(0.08, 1.0),
+                                   random_aspect_ratio=(0.75, 1.333333),
+                                   name="OFRecordImageDecoderRandomCrop"):
+    """OFRecordImageDecoder, then a random crop of each image covering a fraction in
+    random_area of it with an aspect ratio (width / height) in random_aspect_ratio (drawn
+    log-uniformly; up to num_attempts draws, else the whole image with its aspect ratio clamped
+    into the range); as ImageNet training pipelines do before resizing."""
+    images = OFRecordImageDecoder(input_blob, blob_name, color_space=color_space, name=name)
+    from oneflow import image
+
+    return image.random_crop(images, num_attempts=num_attempts, seed=seed,
+                             random_area=random_area, random_aspect_ratio=random_aspect_ratio,
+                             name=name + "-crop")
+
+
+ofrecord_bytes_decoder = OFRecordBytesDecoder
+ofrecord_image_decoder = OFRecordImageDecoder
+ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop
 ofrecord_raw_decoder = OFRecordRawDecoder
 
 

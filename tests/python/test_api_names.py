@@ -9,7 +9,7 @@ from oneflow.framework import api_names
 
 
 @pytest.mark.parametrize("module_name, name", [
-    ("oneflow", "detection"), ("oneflow.data", "ofrecord_image_decoder"),
+    ("oneflow", "detection"), ("oneflow.data", "coco_reader"),
     ("oneflow", "nonzero"), ("oneflow.layers", "layer_norm_param_grad"),
 ])
 def test_missing_oneflow_03_name_is_not_implemented(module_name, name):

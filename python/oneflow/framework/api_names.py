@@ -51,13 +51,19 @@ ONEFLOW_03_NAMES = {
         batch_normalization batch_normalization_add_relu batch_normalization_relu conv1d conv2d
         conv3d dense layer_norm layer_norm_grad layer_norm_param_grad prelu upsample_2d
     """,
-    "oneflow.random": "bernoulli generate_random_batch_permutation_indices shuffle",
+    "oneflow.random": """
+        CoinFlip bernoulli coin_flip generate_random_batch_permutation_indices shuffle
+    """,
     "oneflow.data": """
         BlobConf ImageCodec ImagePreprocessor ImageResizePreprocessor NormByChannelPreprocessor
         OFRecordBytesDecoder OFRecordImageDecoder OFRecordImageDecoderRandomCrop
         OFRecordRawDecoder RawCodec coco_reader decode_ofrecord decode_random load_mnist
         ofrecord_bytes_decoder ofrecord_image_decoder ofrecord_image_decoder_random_crop
         ofrecord_loader ofrecord_raw_decoder ofrecord_reader onerec_reader
+    """,
+    "oneflow.image": """
+        CropMirrorNormalize Resize batch_align crop_mirror_normalize decode flip normalize
+        random_crop resize target_resize
     """,
     "oneflow.keras": "activations",
     "oneflow.keras.activations": "gelu gelu_grad relu sigmoid tanh tanh_grad",

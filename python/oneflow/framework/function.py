@@ -6,7 +6,7 @@ import typing
 
 import numpy as np
 
-from oneflow.framework import op_builder
+from oneflow.framework import host_data, op_builder
 from oneflow.framework import session as session_util
 from oneflow.framework.blob import LazyBlob, hand_over, hand_over_parts
 from oneflow.framework.function_config import FunctionConfig
@@ -26,6 +26,7 @@ class FunctionDesc:
         self.signature = inspect.signature(func)
         self.arguments = []  # (parameter name, _Input or nested tuple of _Input)
         self.data_sources = []  # filled by trace (data readers fed at each call)
+        self.host_values = {}  # lbn -> host_data.HostValue that fills it
         self.output_structure = None  # nested tuple/list/dict of _Result
         self.return_annotation = self.signature.return_annotation
         # Mirrored placeholders' shapes are upper bounds: a call with smaller per-device arrays
@@ -328,9 +329,10 @@ def trace(session, desc):
     config = desc.config
     session.scope.views = [config._logical_view]
     desc.optimizer, desc.losses = None, []  # set by minimize and flow.losses.add_loss
-    # (input op name, reader, decode(records) -> array): inputs fed from data readers at each
-    # call (flow.data.ofrecord_reader and its decoders).
+    # (input op name, host_data.HostValue, shape, dtype): inputs fed from data readers at each
+    # call (flow.data.ofrecord_reader and its decoders; framework/host_data.py).
     desc.data_sources = []
+    desc.host_values = {}
     blobs = []
     desc.arguments = []
     for parameter in desc.signature.parameters.values():
@@ -528,11 +530,7 @@ def _inputs(desc, args, kwargs, copy):
     for parameter_name, structure in desc.arguments:
         _argument_inputs(desc, parameter_name, structure, bound.arguments[parameter_name],
                          inputs, copy)
-    batches = {}  # one batch per reader per call, shared by its decoders
-    for op_name, reader, decode in desc.data_sources:
-        if id(reader) not in batches:
-            batches[id(reader)] = reader.next_batch()
-        inputs[op_name] = np.ascontiguousarray(decode(batches[id(reader)]))
+    host_data.fill_inputs(desc.data_sources, inputs)
     return inputs
 
 

@@ -25,10 +25,10 @@ def op_name(name, prefix):
 
 def check_blob(value, op_type, argument):
     if not isinstance(value, LazyBlob):
+        hint = getattr(value, "usage_hint", None)
         raise TypeError(
-            "%s: input '%s' must be a blob of the job being traced, got %s"
-            % (op_type, argument, type(value).__name__)
-        )
+            "%s: input '%s' must be a blob of the job being traced, got %s%s"
+            % (op_type, argument, type(value).__name__, " (%s)" % hint if hint else ""))
     if value.is_dynamic:
         raise NotImplementedError(
             "%s: input '%s' (%s) comes from argwhere, whose number of rows depends on the data; "
