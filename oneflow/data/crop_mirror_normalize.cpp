@@ -4,13 +4,13 @@
 
 namespace oneflow {
 
-void CropMirrorNormalize(const ImageView& in, bool mirror, const CropMirrorNormalizeOptions& options,
-                         const char* what, float* out) {
+void CropMirrorNormalize(const ImageView& in, bool mirror,
+                         const CropMirrorNormalizeOptions& options, const char* what, float* out) {
   const int64_t h = options.crop_height, w = options.crop_width, c = in.channels;
   if (h > in.height || w > in.width) {
-    throw Error(ErrorKind::kValue) << "image.CropMirrorNormalize: a " << h << "x" << w
-                                   << " crop does not fit " << what << " (" << in.height << "x"
-                                   << in.width << ")";
+    throw Error(ErrorKind::kValue)
+        << "image.CropMirrorNormalize: a " << h << "x" << w << " crop does not fit " << what << " ("
+        << in.height << "x" << in.width << ")";
   }
   const int64_t top = static_cast<int64_t>((in.height - h) * options.crop_pos_y);
   const int64_t left = static_cast<int64_t>((in.width - w) * options.crop_pos_x);

@@ -21,7 +21,8 @@ ColorSpace ParseColorSpace(const std::string& name, const std::string& where) {
   if (upper == "RGB") { return ColorSpace::kRGB; }
   if (upper == "BGR") { return ColorSpace::kBGR; }
   if (upper == "GRAY") { return ColorSpace::kGray; }
-  throw Error(ErrorKind::kValue) << where << ": color_space must be \"RGB\", \"BGR\" or \"GRAY\", got \""
+  throw Error(ErrorKind::kValue) << where
+                                 << ": color_space must be \"RGB\", \"BGR\" or \"GRAY\", got \""
                                  << name << "\"";
 }
 
@@ -96,9 +97,9 @@ Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::str
       std::snprintf(hex, sizeof(hex), "%02x", static_cast<unsigned char>(bytes[i]));
       start += (i ? " " : "") + std::string(hex);
     }
-    throw Error(ErrorKind::kValue) << what << " is not a JPEG image (" << bytes.size()
-                                   << " bytes starting with [" << start
-                                   << "]); the image decoders read JPEG";
+    throw Error(ErrorKind::kValue)
+        << what << " is not a JPEG image (" << bytes.size() << " bytes starting with [" << start
+        << "]); the image decoders read JPEG";
   }
   Image image;
   char message[JMSG_LENGTH_MAX] = {0};

@@ -65,7 +65,9 @@ AxisTaps MakeTaps(int64_t from, int64_t to, Interpolation interpolation) {
       const int64_t base = static_cast<int64_t>(std::floor(center));
       const float frac = static_cast<float>(center - base);
       if (interpolation == Interpolation::kBicubic) {
-        for (int k = -1; k <= 2; ++k) { list.emplace_back(Clamp(base + k, from), CubicWeight(frac - k)); }
+        for (int k = -1; k <= 2; ++k) {
+          list.emplace_back(Clamp(base + k, from), CubicWeight(frac - k));
+        }
       } else if (base < 0) {  // bilinear (and area when growing), borders replicated
         list.emplace_back(0, 1.f);
       } else if (base >= from - 1) {
@@ -134,7 +136,9 @@ void ResizeImage(const ImageView& in, int64_t out_height, int64_t out_width,
   // then combined along y.
   const int64_t row_size = out_width * c;
   std::vector<int32_t> offset(columns.index.size());
-  for (size_t i = 0; i < offset.size(); ++i) { offset[i] = static_cast<int32_t>(columns.index[i] * c); }
+  for (size_t i = 0; i < offset.size(); ++i) {
+    offset[i] = static_cast<int32_t>(columns.index[i] * c);
+  }
   std::unique_ptr<float[]> across(new float[in.height * row_size]);  // filled row by row
   std::vector<char> done(static_cast<size_t>(in.height), 0);
   std::vector<float> sum(row_size);

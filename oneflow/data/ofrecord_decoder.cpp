@@ -69,8 +69,8 @@ void DecodeOne(const Feature& feature, const RawDecodeOptions& options, int64_t 
 // Parses records[row]; `where` names the op in errors.
 void ParseRecord(std::string_view data, size_t row, const std::string& where, OFRecord* record) {
   if (!record->ParseFromArray(data.data(), static_cast<int>(data.size()))) {
-    throw Error(ErrorKind::kValue) << where << ": record " << row
-                                   << " of the batch is not a valid OFRecord";
+    throw Error(ErrorKind::kValue)
+        << where << ": record " << row << " of the batch is not a valid OFRecord";
   }
 }
 
@@ -79,9 +79,12 @@ const Feature& FindFeature(const OFRecord& record, const std::string& feature, s
   auto it = record.feature().find(feature);
   if (it == record.feature().end()) {
     std::string names;
-    for (const auto& entry : record.feature()) { names += (names.empty() ? "" : ", ") + entry.first; }
-    throw Error(ErrorKind::kValue) << where << ": record " << row << " of the batch has no feature '"
-                                   << feature << "'; it has [" << names << "]";
+    for (const auto& entry : record.feature()) {
+      names += (names.empty() ? "" : ", ") + entry.first;
+    }
+    throw Error(ErrorKind::kValue)
+        << where << ": record " << row << " of the batch has no feature '" << feature
+        << "'; it has [" << names << "]";
   }
   return it->second;
 }

@@ -190,9 +190,9 @@ void BindData(py::module_& module) {
         }
         for (size_t i = 0; i < views.size(); ++i) {
           if (views[i].channels != channels) {
-            throw Error(ErrorKind::kValue) << where << ": image " << i << " has "
-                                           << views[i].channels << " channels, expected "
-                                           << channels;
+            throw Error(ErrorKind::kValue)
+                << where << ": image " << i << " has " << views[i].channels
+                << " channels, expected " << channels;
           }
         }
         float* target = out.mutable_data();
