@@ -75,7 +75,8 @@ void CheckLearningRateSchedule(const LearningRateSchedule& s) {
             << "learning_rate_schedule (" << s.decay << "): boundaries must be strictly increasing";
       }
     }
-  } else if (s.decay != "none" && s.decay_batches <= 0) {
+  } else if (s.decay != "none" && s.decay_batches <= 0 && s.warmup == "none") {
+    // With a warmup, steps <= 0 is an error only once the warmup is over (LearningRateAt).
     throw Error(ErrorKind::kValue)
         << "learning_rate_schedule (" << s.decay << "): steps (decay_batches) must be > 0, got "
         << s.decay_batches;
@@ -104,6 +105,14 @@ double LearningRateAt(const LearningRateSchedule& s, int64_t step) {
     const double m = s.warmup_multiplier;
     return s.base_lr *
            (m + (1.0 - m) * static_cast<double>(step) / static_cast<double>(s.warmup_batches));
+  }
+  const bool uses_steps = s.decay != "none" && s.decay != "piecewise_constant" &&
+                          s.decay != "piecewise_scaling";
+  if (uses_steps && s.decay_batches <= 0) {
+    throw Error(ErrorKind::kValue)
+        << "learning_rate_schedule (" << s.decay << "): training reached step " << step
+        << ", past the warmup of " << s.warmup_batches << " steps, and the decay's steps "
+        << "(decay_batches) = " << s.decay_batches << " is not > 0";
   }
   return Decayed(s, step);
 }

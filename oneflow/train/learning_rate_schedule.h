@@ -67,7 +67,8 @@ LearningRateSchedule LearningRateScheduleFromAttrs(const Context& ctx) {
 }
 
 // Throws ValueError stating the rule broken (unknown decay or warmup, boundaries not strictly
-// increasing, wrong number of values, non-positive decay_batches, warmup multiplier outside
+// increasing, wrong number of values, non-positive decay_batches without a warmup (with one,
+// LearningRateAt throws once past it), warmup multiplier outside
 // its range).
 void CheckLearningRateSchedule(const LearningRateSchedule& schedule);
 

@@ -342,6 +342,29 @@ def OFRecordImageDecoderRandomCrop(input_blob, blob_name, color_space="BGR", num
                              name=name + "-crop")
 
 
+def ImageDecoderRandomCropResize(input_blob, target_width, target_height, num_attempts=None,
+                                 seed=None, random_area=None, random_aspect_ratio=None,
+                                 num_workers=None, warmup_size=None, max_num_pixels=None,
+                                 name=None):
+    """Decodes each encoded JPEG of `input_blob` (OFRecordBytesDecoder) in RGB, crops it at
+    random (as OFRecordImageDecoderRandomCrop) and resizes the crop to target_width x
+    target_height: one (N, target_height, target_width, 3) uint8 blob. OneFlow's fused GPU
+    decoder; num_workers, warmup_size and max_num_pixels tune its GPU decoding and are
+    accepted for compatibility."""
+    from oneflow.framework import dtypes, image_pipeline, op_builder
+
+    where = "data.ImageDecoderRandomCropResize"
+    for what, size in (("target_width", target_width), ("target_height", target_height)):
+        _positive_int(size, "%s: %s" % (where, what))
+    name = op_builder.op_name(name, "ImageDecoderRandomCropResize")
+    images = image_pipeline.decode(input_blob, "RGB", where)
+    images = image_pipeline.random_crop(images, 10 if num_attempts is None else num_attempts,
+                                        seed, random_area, random_aspect_ratio, where)
+    return image_pipeline.resize_to_fixed(images, int(target_width), int(target_height), 3,
+                                          dtypes.uint8, "auto", name, where)[0]
+
+
+image_decoder_random_crop_resize = ImageDecoderRandomCropResize
 ofrecord_bytes_decoder = OFRecordBytesDecoder
 ofrecord_image_decoder = OFRecordImageDecoder
 ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop

@@ -365,3 +365,21 @@ def test_bad_input(tmp_path, dataset):
     with pytest.raises(ValueError, match="interpolation_type"):
         _run(lambda: flow.image.Resize(flow.data.OFRecordImageDecoder(_reader(path), "encoded"),
                                        target_size=(8, 8), interpolation_type="lanczos")[0])()
+
+
+def test_fused_decoder_random_crop_resize(dataset):
+    """data.ImageDecoderRandomCropResize: decode (RGB), random crop, resize in one call; with
+    the crop covering the whole image it is the resized image."""
+    path, encoded = dataset
+
+    def body():
+        encoded_bytes = flow.data.OFRecordBytesDecoder(_reader(path), "encoded")
+        return flow.data.ImageDecoderRandomCropResize(encoded_bytes, target_width=48,
+                                                      target_height=44, random_area=[1.0, 1.0],
+                                                      random_aspect_ratio=[0.1, 10.0])
+
+    out = _run(body)()
+    assert out.shape == (len(SIZES), 44, 48, 3) and out.dtype == np.uint8
+    for index in range(len(SIZES)):  # every image grows: "auto" is bilinear
+        expected = _torch_resize(_pil_decode(encoded[index][0]), 44, 48, "bilinear")
+        assert np.abs(out[index] - expected).max() <= 1

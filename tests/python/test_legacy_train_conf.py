@@ -110,3 +110,28 @@ def test_bad_legacy_confs(conf, message):
 
     with pytest.raises(ValueError, match=message):
         train()
+
+
+def test_config_as_the_only_argument_of_global_function(capsys):
+    """OneFlow's deprecated @flow.global_function(func_config): a train job when the config has
+    the legacy train settings, a predict job otherwise; a warning says so."""
+
+    @flow.global_function(legacy_config(0.25, {"naive_conf": {}}))
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w))
+        return w
+
+    assert [float(train()[0]) for _ in range(3)] == [0.0, -0.25, -0.5]
+    assert "deprecated" in capsys.readouterr().err
+    config = flow.FunctionConfig()
+    config.default_data_type(flow.float64)
+
+    @flow.global_function(config)
+    def predict(x: tp.Numpy.Placeholder((2,), dtype=flow.float64)) -> tp.Numpy:
+        return x * 2
+
+    np.testing.assert_array_equal(predict(np.array([1.0, 2.0])), [2.0, 4.0])
+    with pytest.raises(TypeError, match="both"):
+        flow.global_function(config, config)

@@ -150,3 +150,14 @@ def test_custom_scheduler_reads_a_blob_of_the_job():
 def test_bad_schedules_are_clear_errors(make, error, message):
     with pytest.raises(error, match=message):
         make()
+
+
+def test_decay_without_steps_trains_through_the_warmup_then_fails_clearly():
+    """OneFlow-Benchmark's defaults for a one-epoch run give a cosine decay of negative steps
+    behind a longer warmup: OneFlow trains (its kernel only checks the steps once the warmup is
+    over), so must this; past the warmup the step fails with a clear error."""
+    make = lambda: O.CosineScheduler(0.5, -4, warmup=O.warmup.linear(3, 0.0))  # noqa: E731
+    np.testing.assert_allclose(observed_rates(make, 3), [0.0, 0.5 / 3, 1.0 / 3], rtol=1e-6)
+    flow.clear_default_session()
+    with pytest.raises(ValueError, match=r"past the warmup of 3 steps.*= -4 is not > 0"):
+        observed_rates(make, 4)

@@ -110,3 +110,11 @@ def test_errors(body, shapes, error, pattern):
     with pytest.raises(error, match=pattern):
         _trace(body, shapes)
     flow.clear_default_session()
+
+
+def test_concat_values_is_the_deprecated_name_of_inputs():
+    check_op(lambda a, b: flow.concat(values=[a, b], axis=1),
+             lambda a, b: np.concatenate([a, b], 1), [(2, 3), (2, 2)], flow.float64)
+    with pytest.raises(TypeError, match="not both"):
+        check_op(lambda a, b: flow.concat([a], values=[b]), lambda a, b: a, [(2, 3), (2, 2)],
+                 flow.float64)

@@ -55,10 +55,10 @@ ONEFLOW_03_NAMES = {
         CoinFlip bernoulli coin_flip generate_random_batch_permutation_indices shuffle
     """,
     "oneflow.data": """
-        BlobConf ImageCodec ImagePreprocessor ImageResizePreprocessor NormByChannelPreprocessor
+        BlobConf ImageCodec ImageDecoderRandomCropResize ImagePreprocessor ImageResizePreprocessor NormByChannelPreprocessor
         OFRecordBytesDecoder OFRecordImageDecoder OFRecordImageDecoderRandomCrop
         OFRecordRawDecoder RawCodec coco_reader decode_ofrecord decode_random load_mnist
-        ofrecord_bytes_decoder ofrecord_image_decoder ofrecord_image_decoder_random_crop
+        image_decoder_random_crop_resize ofrecord_bytes_decoder ofrecord_image_decoder ofrecord_image_decoder_random_crop
         ofrecord_loader ofrecord_raw_decoder ofrecord_reader onerec_reader
     """,
     "oneflow.image": """

@@ -1,6 +1,7 @@
 """flow.global_function and flow.FunctionConfig: declare a job, trace it, call it."""
 import functools
 import inspect
+import sys
 import threading
 import typing
 
@@ -44,6 +45,15 @@ def global_function(type="predict", function_config=None):  # noqa: A002 - OneFl
     """Decorator declaring a job function: traced once into a Job, then run by the runtime."""
     if callable(type) and not isinstance(type, str):  # used bare: @flow.global_function
         return global_function()(type)
+    if isinstance(type, FunctionConfig):  # OneFlow's deprecated global_function(func_config)
+        if function_config is not None:
+            raise TypeError("global_function: got a FunctionConfig both as type and as "
+                            "function_config")
+        function_config = type
+        # As then, the job trains when the config has the legacy train.* settings.
+        type = "train" if function_config._legacy_train else "predict"  # noqa: A001
+        sys.stderr.write("WARNING: flow.global_function(func_config) is deprecated; use "
+                         "flow.global_function(type, func_config)\n")
     if type not in ("train", "predict"):
         raise ValueError('global_function type must be "train" or "predict", got %r' % (type,))
     if function_config is not None and not isinstance(function_config, FunctionConfig):

@@ -159,7 +159,11 @@ class PiecewiseScalingScheduler(LrScheduler):
 class _StepsScheduler(LrScheduler):
     def __init__(self, base_lr, steps, warmup):
         super().__init__(base_lr, warmup)
-        self.steps = _int(steps, "%s: steps" % type(self).__name__, low=1)
+        # As in OneFlow, steps <= 0 is an error only once the decay is used: at once without
+        # warmup, else when training goes past the warmup (a run shorter than its warmup, as
+        # OneFlow-Benchmark's defaults make for one epoch, trains).
+        what = "%s: steps" % type(self).__name__
+        self.steps = _int(steps, what, low=1 if warmup is None else None)
 
 
 class CosineScheduler(_StepsScheduler):

@@ -78,9 +78,16 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
                              name=name)
 
 
-def concat(inputs, axis=0, max_dim_size=None, name=None):
+def concat(inputs=None, axis=0, max_dim_size=None, name=None, values=None):
     """Joins `inputs` along `axis`; the other dims must agree. max_dim_size (a bound for dynamic
-    blobs in OneFlow 0.3) is accepted and checked against the static result."""
+    blobs in OneFlow 0.3) is accepted and checked against the static result. `values` is
+    OneFlow's deprecated name for `inputs`."""
+    if values is not None:
+        if inputs is not None:
+            raise TypeError("concat: pass the blobs as inputs or as values (deprecated), not both")
+        inputs = values
+    if inputs is None:
+        raise TypeError("concat() missing the blobs to join (inputs)")
     inputs = _blob_list(inputs, "concat")
     axis = _check_int(axis, "concat", "axis")
     out = op_builder.add_single_output_op("concat", name, "Concat", {"in": inputs},
