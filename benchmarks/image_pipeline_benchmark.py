@@ -71,7 +71,7 @@ def pil_ms(encoded, batch, warmup, iterations):
     import torch
     from PIL import Image
 
-    from oneflow.framework.image_pipeline import random_crop_window
+    from oneflow.framework.image_pipeline import random_crop_windows
 
     rng = np.random.default_rng(0)
     mean, scale = np.array(MEAN, np.float32), 1.0 / np.array(STD, np.float32)
@@ -83,8 +83,9 @@ def pil_ms(encoded, batch, warmup, iterations):
             data = encoded[position[0] % len(encoded)]
             position[0] += 1
             image = Image.open(io.BytesIO(data)).convert("RGB")
-            y, x, h, w = random_crop_window(image.height, image.width, (0.08, 1.0),
-                                            (0.75, 1.333333), 10, rng)
+            [(y, x, h, w)] = random_crop_windows([(image.height, image.width)], (0.08, 1.0),
+                                                 (0.75, 1.333333), 10,
+                                                 [int(rng.integers(0, 2 ** 63))])
             image = image.resize((224, 224), Image.BILINEAR, box=(x, y, x + w, y + h))
             if rng.random() < 0.5:
                 image = image.transpose(Image.FLIP_LEFT_RIGHT)

@@ -53,9 +53,11 @@ void ExitWithError(j_common_ptr info) {
 // Warnings (a truncated but readable file, say) are not errors, as with OpenCV's decoder.
 void IgnoreMessage(j_common_ptr, int) {}
 
-// Decodes into `out` (owned by the caller, so nothing here needs unwinding after a longjmp).
-// False, with `message` set, when libjpeg fails.
-bool DecodeJpeg(std::string_view bytes, ColorSpace color_space, Image* out, char* message) {
+// Decodes into `out` the window `crop` chooses (the whole image without one). Everything with a
+// destructor (out, window, the row buffer) is owned by the caller, so a longjmp skips no
+// destructor here. `crop` must not throw. False, with `message` set, when libjpeg fails.
+bool DecodeJpeg(std::string_view bytes, ColorSpace color_space, const ChooseWindow& crop,
+                CropWindow* window, std::vector<JSAMPLE>* decoded, Image* out, char* message) {
   jpeg_decompress_struct info;
   ErrorManager errors;
   info.err = jpeg_std_error(&errors.base);
@@ -72,23 +74,39 @@ bool DecodeJpeg(std::string_view bytes, ColorSpace color_space, Image* out, char
   jpeg_read_header(&info, TRUE);
   info.out_color_space = color_space == ColorSpace::kGray ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
-  out->height = info.output_height;
-  out->width = info.output_width;
-  out->channels = info.output_components;
-  const size_t row_bytes = static_cast<size_t>(out->width * out->channels);
-  out->pixels.resize(row_bytes * static_cast<size_t>(out->height));
-  while (info.output_scanline < info.output_height) {
-    JSAMPROW row = out->pixels.data() + info.output_scanline * row_bytes;
+  const int64_t channels = info.output_components;
+  *window = CropWindow{0, 0, info.output_height, info.output_width};
+  if (crop) { *window = crop(info.output_height, info.output_width); }
+  // libjpeg decodes whole iMCU columns: the decoded columns start at or before window->x.
+  JDIMENSION first_column = static_cast<JDIMENSION>(window->x);
+  JDIMENSION columns = static_cast<JDIMENSION>(window->width);
+  if (columns < info.output_width) { jpeg_crop_scanline(&info, &first_column, &columns); }
+  if (window->y > 0) { jpeg_skip_scanlines(&info, static_cast<JDIMENSION>(window->y)); }
+  out->height = window->height;
+  out->width = window->width;
+  out->channels = channels;
+  const size_t row_bytes = static_cast<size_t>(window->width * channels);
+  out->pixels.resize(row_bytes * static_cast<size_t>(window->height));
+  // Rows are read straight into the image unless extra columns come with them.
+  const bool direct = static_cast<int64_t>(first_column) == window->x &&
+                      static_cast<int64_t>(info.output_width) == window->width;
+  if (!direct) { decoded->resize(static_cast<size_t>(info.output_width * channels)); }
+  const size_t skip = static_cast<size_t>((window->x - first_column) * channels);
+  for (int64_t y = 0; y < window->height; ++y) {
+    uint8_t* target = out->pixels.data() + y * row_bytes;
+    JSAMPROW row = direct ? target : decoded->data();
     jpeg_read_scanlines(&info, &row, 1);
+    if (!direct) { std::memcpy(target, decoded->data() + skip, row_bytes); }
   }
-  jpeg_finish_decompress(&info);
+  // The rows below the window are never decoded (destroying aborts the decompression).
   jpeg_destroy_decompress(&info);
   return true;
 }
 
 }  // namespace
 
-Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::string& what) {
+Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::string& what,
+                  const ChooseWindow& crop) {
   if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0xFF ||
       static_cast<unsigned char>(bytes[1]) != 0xD8) {
     std::string start;
@@ -102,8 +120,10 @@ Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::str
         << "]); the image decoders read JPEG";
   }
   Image image;
+  CropWindow window;
+  std::vector<JSAMPLE> decoded;
   char message[JMSG_LENGTH_MAX] = {0};
-  if (!DecodeJpeg(bytes, color_space, &image, message)) {
+  if (!DecodeJpeg(bytes, color_space, crop, &window, &decoded, &image, message)) {
     throw Error(ErrorKind::kValue) << what << " is not a valid JPEG image: " << message;
   }
   if (color_space == ColorSpace::kBGR) {
@@ -119,7 +139,7 @@ Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::str
 
 bool ImageDecodingAvailable() { return false; }
 
-Image DecodeImage(std::string_view, ColorSpace, const std::string& what) {
+Image DecodeImage(std::string_view, ColorSpace, const std::string& what, const ChooseWindow&) {
   throw Error(ErrorKind::kNotImplemented)
       << "cannot decode " << what << ": this build of oneflow has no JPEG decoder (install "
       << "libjpeg62-turbo-dev and rebuild)";

@@ -4,9 +4,12 @@
 // image_pipeline.py through the binding in oneflow/api/python/data.cpp.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "oneflow/data/random_crop.h"
 
 namespace oneflow {
 
@@ -26,8 +29,14 @@ struct Image {
 // True when libjpeg was found at build time (otherwise DecodeImage throws NotImplementedError).
 bool ImageDecodingAvailable();
 
-// The image `bytes` encodes, in `color_space` channel order. `what` names it in errors ("image
-// of record 3"); bytes that are not a JPEG, or a corrupt one, are a ValueError.
-Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::string& what);
+// Chooses the window of an image (given its height and width) to decode.
+using ChooseWindow = std::function<CropWindow(int64_t height, int64_t width)>;
+
+// The image `bytes` encodes, in `color_space` channel order; only the window `crop` chooses when
+// given (rows outside it are skipped and columns mostly too, so a crop decodes faster). `what`
+// names the image in errors ("image 3"); bytes that are not a JPEG, or a corrupt one, are a
+// ValueError.
+Image DecodeImage(std::string_view bytes, ColorSpace color_space, const std::string& what,
+                  const ChooseWindow& crop = nullptr);
 
 }  // namespace oneflow

@@ -330,16 +330,21 @@ def OFRecordImageDecoderRandomCrop(input_blob, blob_name, color_space="BGR", num
                                    seed=None, random_area=(0.08, 1.0),
                                    random_aspect_ratio=(0.75, 1.333333),
                                    name="OFRecordImageDecoderRandomCrop"):
-    """OFRecordImageDecoder, then a random crop of each image covering a fraction in
+    """OFRecordImageDecoder keeping a random crop of each image covering a fraction in
     random_area of it with an aspect ratio (width / height) in random_aspect_ratio (drawn
     log-uniformly; up to num_attempts draws, else the whole image with its aspect ratio clamped
-    into the range); as ImageNet training pipelines do before resizing."""
-    images = OFRecordImageDecoder(input_blob, blob_name, color_space=color_space, name=name)
-    from oneflow import image
+    into the range), as ImageNet training pipelines do before resizing. Only the crop is
+    decoded."""
+    from oneflow.framework import image_pipeline, op_builder
 
-    return image.random_crop(images, num_attempts=num_attempts, seed=seed,
-                             random_area=random_area, random_aspect_ratio=random_aspect_ratio,
-                             name=name + "-crop")
+    where = "data.OFRecordImageDecoderRandomCrop"
+    _check_records(input_blob, where)
+    _check_feature_name(blob_name, where)
+    op_name = op_builder.op_name(name, "OFRecordImageDecoderRandomCrop")
+    encoded = OFRecordBytesDecoder(input_blob, blob_name, name=op_name + "-bytes")
+    return image_pipeline.decode_random_crop(encoded, color_space, num_attempts, seed,
+                                             random_area, random_aspect_ratio,
+                                             "%s %r" % (where, op_name))
 
 
 def ImageDecoderRandomCropResize(input_blob, target_width, target_height, num_attempts=None,
@@ -357,9 +362,9 @@ def ImageDecoderRandomCropResize(input_blob, target_width, target_height, num_at
     for what, size in (("target_width", target_width), ("target_height", target_height)):
         _positive_int(size, "%s: %s" % (where, what))
     name = op_builder.op_name(name, "ImageDecoderRandomCropResize")
-    images = image_pipeline.decode(input_blob, "RGB", where)
-    images = image_pipeline.random_crop(images, 10 if num_attempts is None else num_attempts,
-                                        seed, random_area, random_aspect_ratio, where)
+    images = image_pipeline.decode_random_crop(input_blob, "RGB",
+                                               10 if num_attempts is None else num_attempts,
+                                               seed, random_area, random_aspect_ratio, where)
     return image_pipeline.resize_to_fixed(images, int(target_width), int(target_height), 3,
                                           dtypes.uint8, "auto", name, where)[0]
 

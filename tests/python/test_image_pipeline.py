@@ -247,6 +247,8 @@ def test_coin_flip_probability_and_seed():
 
 
 def test_random_crop_windows_are_windows_of_the_image(dataset):
+    """Each crop is a window of the decoded image. The decoder decodes only the window, and
+    libjpeg's chroma upsampling at its edges may then differ by a few levels."""
     path, encoded = dataset
 
     def body():
@@ -259,26 +261,39 @@ def test_random_crop_windows_are_windows_of_the_image(dataset):
     for _ in range(2):
         out = job()
         for index, (h, w) in enumerate(SIZES):
-            image = _pil_decode(encoded[index][0])
+            image = _pil_decode(encoded[index][0]).astype(int)
             rows = int(np.flatnonzero(out[index].any(axis=(1, 2))).max()) + 1
             cols = int(np.flatnonzero(out[index].any(axis=(0, 2))).max()) + 1
-            crop = out[index, :rows, :cols]
-            assert 0.2 <= rows * cols / (h * w) <= 0.7  # rounding of the drawn size
-            found = any(np.array_equal(image[y:y + rows, x:x + cols], crop)
-                        for y in range(h - rows + 1) for x in range(w - cols + 1))
-            assert found, index
+            crop = out[index, :rows, :cols].astype(int)
+            if (rows, cols) != (h, w):  # not the fallback: about the drawn share of the area
+                assert 0.2 <= rows * cols / (h * w) <= 0.7
+            best = min((np.abs(image[y:y + rows, x:x + cols] - crop).mean(), y, x)
+                       for y in range(h - rows + 1) for x in range(w - cols + 1))
+            _, y, x = best
+            difference = np.abs(image[y:y + rows, x:x + cols] - crop)
+            assert difference.mean() < 0.5 and difference.max() <= 8, (index, best)
 
 
-def test_random_crop_window_bounds():
+def test_random_crop_window_rule():
+    """Windows fit, cover the drawn fraction of the area with the drawn aspect ratio (up to
+    rounding) or are the fallback, and repeat for a seed."""
     rng = np.random.default_rng(0)
-    for _ in range(500):
-        height, width = rng.integers(5, 300, size=2)
-        y, x, h, w = image_pipeline.random_crop_window(int(height), int(width), (0.08, 1.0),
-                                                       (0.75, 4 / 3), 10, rng)
+    sizes = [tuple(int(d) for d in rng.integers(50, 300, size=2)) for _ in range(500)]
+    seeds = [int(s) for s in rng.integers(0, 2 ** 62, size=500)]
+    area, ratio = (0.3, 0.6), (0.5, 2.0)
+    windows = image_pipeline.random_crop_windows(sizes, area, ratio, 10, seeds)
+    assert windows == image_pipeline.random_crop_windows(sizes, area, ratio, 10, seeds)
+    drawn = 0
+    for (height, width), (y, x, h, w) in zip(sizes, windows):
         assert 0 <= y and y + h <= height and 0 <= x and x + w <= width and h > 0 and w > 0
-    # No draw fits a 100 x 1 image: the fallback keeps the whole height, aspect clamped.
-    assert image_pipeline.random_crop_window(100, 1, (0.5, 1.0), (0.75, 4 / 3), 3, rng) == \
-        (49, 0, 1, 1)
+        share, aspect = h * w / (height * width), w / h
+        if area[0] - 0.05 <= share <= area[1] + 0.05 and ratio[0] * 0.9 <= aspect <= ratio[1] / 0.9:
+            drawn += 1
+        else:  # the fallback: the centered whole image, its aspect ratio clamped
+            assert (y, x) == ((height - h) // 2, (width - w) // 2) and (h == height or w == width)
+    assert drawn > 450
+    assert image_pipeline.random_crop_windows([(100, 1)], (0.5, 1.0), (0.75, 4 / 3), 3, [1]) == \
+        [(49, 0, 1, 1)]
 
 
 def test_flip(dataset):
@@ -368,18 +383,24 @@ def test_bad_input(tmp_path, dataset):
 
 
 def test_fused_decoder_random_crop_resize(dataset):
-    """data.ImageDecoderRandomCropResize: decode (RGB), random crop, resize in one call; with
-    the crop covering the whole image it is the resized image."""
+    """data.ImageDecoderRandomCropResize: decode (RGB), random crop and resize in one call, the
+    same as the decoder with random crop then Resize for one seed; a square image with the
+    whole area asked keeps all of it (no other window rounds to that area)."""
     path, encoded = dataset
+    crop = dict(seed=3, random_area=[1.0, 1.0], random_aspect_ratio=[0.1, 10.0])
 
     def body():
-        encoded_bytes = flow.data.OFRecordBytesDecoder(_reader(path), "encoded")
-        return flow.data.ImageDecoderRandomCropResize(encoded_bytes, target_width=48,
-                                                      target_height=44, random_area=[1.0, 1.0],
-                                                      random_aspect_ratio=[0.1, 10.0])
+        records = _reader(path)
+        fused = flow.data.ImageDecoderRandomCropResize(
+            flow.data.OFRecordBytesDecoder(records, "encoded"), target_width=48,
+            target_height=44, **crop)
+        images = flow.data.OFRecordImageDecoderRandomCrop(records, "encoded", color_space="RGB",
+                                                          **crop)
+        return fused, flow.image.Resize(images, target_size=(48, 44))[0]
 
-    out = _run(body)()
-    assert out.shape == (len(SIZES), 44, 48, 3) and out.dtype == np.uint8
-    for index in range(len(SIZES)):  # every image grows: "auto" is bilinear
-        expected = _torch_resize(_pil_decode(encoded[index][0]), 44, 48, "bilinear")
-        assert np.abs(out[index] - expected).max() <= 1
+    fused, composed = _run(body, outputs=2)()
+    assert fused.shape == (len(SIZES), 44, 48, 3) and fused.dtype == np.uint8
+    np.testing.assert_array_equal(fused, composed)
+    square = SIZES.index((16, 16))  # grows: "auto" is bilinear
+    expected = _torch_resize(_pil_decode(encoded[square][0]), 44, 48, "bilinear")
+    assert np.abs(fused[square] - expected).max() <= 1

@@ -5,11 +5,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <tuple>
+
 #include "oneflow/api/python/conversion.h"
 #include "oneflow/data/crop_mirror_normalize.h"
 #include "oneflow/data/image_decoder.h"
 #include "oneflow/data/image_resize.h"
 #include "oneflow/data/ofrecord_decoder.h"
+#include "oneflow/data/random_crop.h"
 
 namespace py = pybind11;
 
@@ -68,6 +71,47 @@ std::vector<ImageView> ViewsOf(const py::sequence& images, const std::string& wh
   return views;
 }
 
+RandomCropOptions CropOptions(std::pair<double, double> area, std::pair<double, double> ratio,
+                              int64_t attempts) {
+  RandomCropOptions options;
+  options.area_min = area.first;
+  options.area_max = area.second;
+  options.ratio_min = ratio.first;
+  options.ratio_max = ratio.second;
+  options.attempts = attempts;
+  return options;
+}
+
+// Decodes each image of `encoded` (a random crop of it when `crop` is given, image i's draws
+// seeded by seeds[i]) without the GIL.
+py::list DecodeBatch(const py::list& encoded, const std::string& color_space,
+                     const std::string& where, const RandomCropOptions* crop,
+                     const std::vector<uint64_t>& seeds) {
+  const ColorSpace space = ParseColorSpace(color_space, where);
+  std::vector<std::string_view> views = BytesViews(encoded);
+  if (crop != nullptr && seeds.size() != views.size()) {
+    throw Error(ErrorKind::kInternal) << where << ": " << views.size() << " images but "
+                                      << seeds.size() << " seeds";
+  }
+  std::vector<Image> images(views.size());
+  {
+    py::gil_scoped_release release;
+    for (size_t i = 0; i < views.size(); ++i) {
+      ChooseWindow choose;
+      if (crop != nullptr) {
+        choose = [crop, seed = seeds[i]](int64_t height, int64_t width) {
+          std::mt19937_64 rng(seed);
+          return RandomCropWindow(height, width, *crop, rng);
+        };
+      }
+      images[i] = DecodeImage(views[i], space, where + ": image " + std::to_string(i), choose);
+    }
+  }
+  py::list out;
+  for (Image& image : images) { out.append(ImageToArray(std::move(image))); }
+  return out;
+}
+
 }  // namespace
 
 void BindData(py::module_& module) {
@@ -118,22 +162,42 @@ void BindData(py::module_& module) {
   module.def(
       "decode_images",
       [](const py::list& encoded, const std::string& color_space, const std::string& where) {
-        const ColorSpace space = ParseColorSpace(color_space, where);
-        std::vector<std::string_view> views = BytesViews(encoded);
-        std::vector<Image> images(views.size());
-        {
-          py::gil_scoped_release release;
-          for (size_t i = 0; i < views.size(); ++i) {
-            images[i] = DecodeImage(views[i], space, where + ": image " + std::to_string(i));
-          }
-        }
-        py::list out;
-        for (Image& image : images) { out.append(ImageToArray(std::move(image))); }
-        return out;
+        return DecodeBatch(encoded, color_space, where, nullptr, {});
       },
       py::arg("encoded"), py::arg("color_space"), py::arg("where"),
       "Each encoded (JPEG) image of `encoded` as a height x width x channels uint8 array in "
       "`color_space` (\"RGB\", \"BGR\" or \"GRAY\").");
+  module.def(
+      "decode_images_random_crop",
+      [](const py::list& encoded, const std::string& color_space, const std::string& where,
+         std::pair<double, double> area, std::pair<double, double> ratio, int64_t attempts,
+         const std::vector<uint64_t>& seeds) {
+        const RandomCropOptions options = CropOptions(area, ratio, attempts);
+        return DecodeBatch(encoded, color_space, where, &options, seeds);
+      },
+      py::arg("encoded"), py::arg("color_space"), py::arg("where"), py::arg("random_area"),
+      py::arg("random_aspect_ratio"), py::arg("num_attempts"), py::arg("seeds"),
+      "decode_images, decoding only a random crop window of each image (random_crop_windows' "
+      "rule; seeds[i] seeds image i's draws).");
+  module.def(
+      "random_crop_windows",
+      [](const std::vector<std::pair<int64_t, int64_t>>& sizes, std::pair<double, double> area,
+         std::pair<double, double> ratio, int64_t attempts, const std::vector<uint64_t>& seeds) {
+        const RandomCropOptions options = CropOptions(area, ratio, attempts);
+        std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>> windows;
+        for (size_t i = 0; i < sizes.size(); ++i) {
+          std::mt19937_64 rng(seeds.at(i));
+          const CropWindow w = RandomCropWindow(sizes[i].first, sizes[i].second, options, rng);
+          windows.emplace_back(w.y, w.x, w.height, w.width);
+        }
+        return windows;
+      },
+      py::arg("sizes"), py::arg("random_area"), py::arg("random_aspect_ratio"),
+      py::arg("num_attempts"), py::arg("seeds"),
+      "(y, x, height, width) of a random crop of each (height, width) image: a fraction in "
+      "random_area of it with aspect ratio (width / height) drawn log-uniformly in "
+      "random_aspect_ratio, up to num_attempts draws, else the centered whole image with its "
+      "aspect ratio clamped into the range; seeds[i] seeds image i's draws.");
   module.def(
       "resize_images",
       [](const py::sequence& images, const std::vector<std::pair<int64_t, int64_t>>& sizes,

@@ -7,8 +7,6 @@ ops that make fixed-shape blobs from it (Resize to a fixed size, CropMirrorNorma
 batch_align, tensor_buffer_to_tensor) feed the job an input blob each call. Decoding and
 resizing run in C++ (oneflow/data/image_decoder.h, image_resize.h) without the GIL.
 """
-import math
-
 import numpy as np
 
 from oneflow.framework import dtypes, host_data
@@ -92,7 +90,7 @@ def _host_flags(blob, batch_size, where, argument):
     return value
 
 
-def decode(encoded, color_space, where):
+def _check_encoded(encoded, color_space, where):
     if not isinstance(encoded, BytesList):
         raise TypeError("%s: input must be what flow.data.OFRecordBytesDecoder returned, got %r"
                         % (where, encoded))
@@ -103,6 +101,10 @@ def decode(encoded, color_space, where):
         raise NotImplementedError("%s: this build of oneflow has no JPEG decoder (install "
                                   "libjpeg62-turbo-dev and rebuild)" % where)
     _internal().decode_images([], color_space, where)  # checks color_space now
+
+
+def decode(encoded, color_space, where):
+    _check_encoded(encoded, color_space, where)
 
     def compute(values):
         return _internal().decode_images(values, color_space, where)
@@ -123,44 +125,57 @@ def _fraction_range(values, default, where, name, upper=None):
     return low, high
 
 
-def random_crop_window(height, width, area, ratio, attempts, rng):
-    """(y, x, h, w) of a crop covering a fraction in `area` of the image with aspect ratio
-    w / h drawn log-uniformly in `ratio`; after `attempts` misses, the whole image with its
-    aspect ratio clamped into `ratio` (centered)."""
-    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
-    for _ in range(attempts):
-        target = rng.uniform(area[0], area[1]) * height * width
-        aspect = math.exp(rng.uniform(log_ratio[0], log_ratio[1]))
-        w = int(round(math.sqrt(target * aspect)))
-        h = int(round(math.sqrt(target / aspect)))
-        if 0 < w <= width and 0 < h <= height:
-            return int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1)), h, w
-    aspect = width / height
-    if aspect < ratio[0]:
-        w, h = width, max(1, int(round(width / ratio[0])))
-    elif aspect > ratio[1]:
-        w, h = max(1, int(round(height * ratio[1]))), height
-    else:
-        w, h = width, height
-    return (height - h) // 2, (width - w) // 2, h, w
+class _CropRule:
+    """The random crop window rule's checked arguments and its random source (one seed per
+    image per call, so a seeded pipeline repeats)."""
+
+    def __init__(self, num_attempts, seed, random_area, random_aspect_ratio, where):
+        if isinstance(num_attempts, bool) or not isinstance(num_attempts, (int, np.integer)) \
+                or num_attempts < 1:
+            raise ValueError("%s: num_attempts must be a positive int, got %r"
+                             % (where, num_attempts))
+        self.attempts = int(num_attempts)
+        self.area = _fraction_range(random_area, (0.08, 1.0), where, "random_area", upper=1.0)
+        self.ratio = _fraction_range(random_aspect_ratio, (0.75, 1.333333), where,
+                                     "random_aspect_ratio")
+        self._rng = np.random.default_rng(seed)
+
+    def seeds(self, count):
+        return self._rng.integers(0, 2 ** 63, size=count, dtype=np.uint64).tolist()
+
+
+def decode_random_crop(encoded, color_space, num_attempts, seed, random_area,
+                       random_aspect_ratio, where):
+    """decode, keeping (and decoding) only a random crop window of each image."""
+    _check_encoded(encoded, color_space, where)
+    rule = _CropRule(num_attempts, seed, random_area, random_aspect_ratio, where)
+
+    def compute(values):
+        return _internal().decode_images_random_crop(values, color_space, where, rule.area,
+                                                     rule.ratio, rule.attempts,
+                                                     rule.seeds(len(values)))
+
+    value = host_data.HostValue(where, compute, [encoded.value])
+    return ImageList(value, encoded.batch_size, encoded.placement)
+
+
+def random_crop_windows(sizes, area, ratio, attempts, seeds):
+    """(y, x, h, w) of a random crop of each (height, width) in sizes: a fraction in `area` of
+    the image with aspect ratio w / h drawn log-uniformly in `ratio`; after `attempts` misses,
+    the whole image with its aspect ratio clamped into `ratio` (centered). In C++
+    (oneflow/data/random_crop.cpp), shared with the decoders."""
+    return _internal().random_crop_windows(sizes, area, ratio, attempts, seeds)
 
 
 def random_crop(images, num_attempts, seed, random_area, random_aspect_ratio, where):
     value, batch_size, placement = check_images(images, where)
-    if isinstance(num_attempts, bool) or not isinstance(num_attempts, (int, np.integer)) \
-            or num_attempts < 1:
-        raise ValueError("%s: num_attempts must be a positive int, got %r" % (where, num_attempts))
-    area = _fraction_range(random_area, (0.08, 1.0), where, "random_area", upper=1.0)
-    ratio = _fraction_range(random_aspect_ratio, (0.75, 1.333333), where, "random_aspect_ratio")
-    rng = np.random.default_rng(seed)
+    rule = _CropRule(num_attempts, seed, random_area, random_aspect_ratio, where)
 
     def compute(batch):
-        crops = []
-        for image in batch:
-            y, x, h, w = random_crop_window(image.shape[0], image.shape[1], area, ratio,
-                                            int(num_attempts), rng)
-            crops.append(image[y:y + h, x:x + w])
-        return crops
+        sizes = [image.shape[:2] for image in batch]
+        windows = random_crop_windows(sizes, rule.area, rule.ratio, rule.attempts,
+                                      rule.seeds(len(batch)))
+        return [image[y:y + h, x:x + w] for image, (y, x, h, w) in zip(batch, windows)]
 
     return ImageList(host_data.HostValue(where, compute, [value]), batch_size, placement)
 
