@@ -45,3 +45,17 @@ def test_new_ops_are_exported_where_oneflow_03_had_them():
         assert callable(getattr(flow.nn, name)), name
     assert callable(flow.where)
     assert callable(flow.keras.activations.gelu)
+
+
+def test_oneflow_core_protobuf_enums():
+    """The enum constants of OneFlow 0.3's generated modules that scripts import (BERT:
+    op_conf_util.kNone; data_type_util), with OneFlow's numbers."""
+    import oneflow.core.common.data_type_pb2 as data_type_util
+    import oneflow.core.operator.op_conf_pb2 as op_conf_util
+
+    assert (op_conf_util.kNone, op_conf_util.kTanH, op_conf_util.kSigmoid, op_conf_util.kRelu) \
+        == (0, 1, 2, 3)
+    assert op_conf_util.ActivationType.Name(3) == "kRelu"
+    assert (data_type_util.kFloat, data_type_util.kDouble, data_type_util.kInt32,
+            data_type_util.kInt64, data_type_util.kFloat16) == (2, 3, 5, 6, 9)
+    assert data_type_util.DataType.Value("kUInt8") == 7

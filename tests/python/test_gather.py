@@ -40,6 +40,16 @@ def test_gather_batch_dims():
              inputs=[params, np.array([[2, 0], [1, 1]], np.int64)], weight_output=True)
 
 
+def test_gather_with_axis_equal_to_batch_dims_is_oneflows_batch_gather():
+    """OneFlow's gather dispatches batch_dims == axis > 0 to batch_gather, which matches the
+    leading indices.ndim - 1 axes whatever batch_dims says (BERT's _GatherIndexes passes
+    axis=2, batch_dims=2 for (B, S, H) params and (B, P) positions)."""
+    params = RNG.uniform(-1, 1, (2, 4, 3))
+    indices = np.array([[3, 0], [1, 2]], np.int32)
+    check_op(lambda p, i: flow.gather(params=p, indices=i, axis=2, batch_dims=2),
+             lambda p, i: _batch_gather(p, i, 1), inputs=[params, indices], weight_output=True)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.float32])
 def test_gather_dtypes(dtype):
     params = (np.arange(6 * 40) % 100).reshape(6, 40).astype(dtype)

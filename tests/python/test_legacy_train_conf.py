@@ -71,18 +71,31 @@ def test_decay_and_warmup_dicts():
     np.testing.assert_allclose(rates(config, 8), [expected(t) for t in range(8)], rtol=1e-6)
 
 
-def test_add_loss_and_minimize_train_both_losses():
-    @flow.global_function(type="train")
-    def train() -> tp.Numpy:
-        w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
-                              initializer=flow.constant_initializer(0.0))
-        flow.losses.add_loss(flow.math.reduce_sum(w) * 3.0)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.25]),
-                           momentum=0).minimize(flow.math.reduce_sum(w))
-        return w
+def test_minimize_replaces_earlier_losses_and_add_loss_after_it_adds():
+    """OneFlow 0.3's minimize sets the job's whole train conf (JobBuildAndInferCtx::SetTrainConf
+    assigns it), dropping losses add_loss gave before; add_loss after minimize adds one. So
+    BERT's add_loss(x); minimize(x) trains x once."""
 
-    train()
-    np.testing.assert_allclose(train(), [-0.25 * 4.0])
+    def rate_of_w(before, after):
+        flow.clear_default_session()
+
+        @flow.global_function(type="train")
+        def train() -> tp.Numpy:
+            w = flow.get_variable("w", shape=(1,), dtype=flow.float64,
+                                  initializer=flow.constant_initializer(0.0))
+            if before:
+                flow.losses.add_loss(flow.math.reduce_sum(w) * 3.0)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.25]),
+                               momentum=0).minimize(flow.math.reduce_sum(w))
+            if after:
+                flow.losses.add_loss(flow.math.reduce_sum(w) * 3.0)
+            return w
+
+        train()
+        return float(train()[0])
+
+    assert rate_of_w(before=True, after=False) == -0.25
+    assert rate_of_w(before=False, after=True) == -0.25 * 4.0
 
 
 def test_add_loss_without_any_optimizer_is_a_clear_error():

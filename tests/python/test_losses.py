@@ -53,6 +53,18 @@ def test_sigmoid_cross_entropy_with_logits():
              inputs=[labels, logits], differentiable=[1], weight_output=True)
 
 
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int8])
+def test_sigmoid_cross_entropy_with_integer_labels(label_dtype):
+    """OneFlow 0.3 takes int32 / int8 labels (Wide&Deep decodes its labels as int32)."""
+    rng = np.random.RandomState(4)
+    logits = rng.uniform(-5, 5, size=(6, 1))
+    labels = rng.randint(0, 2, size=(6, 1)).astype(label_dtype)
+    check_op(lambda lab, x: flow.nn.sigmoid_cross_entropy_with_logits(lab, x),
+             _torch(lambda lab, x: F.binary_cross_entropy_with_logits(x, lab.double(),
+                                                                      reduction="none")),
+             inputs=[labels, logits], differentiable=[1], weight_output=True)
+
+
 @pytest.mark.parametrize("beta", [1.0, 0.5, 0.0])
 def test_smooth_l1_loss(beta):
     rng = np.random.RandomState(3)

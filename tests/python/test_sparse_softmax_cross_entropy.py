@@ -39,6 +39,16 @@ def test_sparse_softmax_cross_entropy(label_dtype, dtype):
         assert set(gradients) == {1}  # integer labels are not differentiated
 
 
+def test_labels_with_a_trailing_axis_of_one_are_squeezed():
+    """OneFlow 0.3 squeezes (N, 1) labels for (N, C) logits (BERT's next-sentence loss)."""
+    labels, logits = _case(np.int32, flow.float64, batch=5, classes=3, seed=2)
+    out, _ = check_op(
+        lambda labels, logits: flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits),
+        lambda labels, logits: numpy_cross_entropy(labels[:, 0], logits),
+        inputs=[labels[:, None], logits])
+    assert out.shape == (5,)
+
+
 @LABEL_DTYPES
 def test_gradient_is_softmax_minus_one_hot(label_dtype):
     labels, logits = _case(label_dtype, flow.float64, batch=3, classes=4, seed=1)

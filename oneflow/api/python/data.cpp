@@ -90,8 +90,8 @@ py::list DecodeBatch(const py::list& encoded, const std::string& color_space,
   const ColorSpace space = ParseColorSpace(color_space, where);
   std::vector<std::string_view> views = BytesViews(encoded);
   if (crop != nullptr && seeds.size() != views.size()) {
-    throw Error(ErrorKind::kInternal) << where << ": " << views.size() << " images but "
-                                      << seeds.size() << " seeds";
+    throw Error(ErrorKind::kInternal)
+        << where << ": " << views.size() << " images but " << seeds.size() << " seeds";
   }
   std::vector<Image> images(views.size());
   {

@@ -59,8 +59,8 @@ def sparse_cross_entropy(labels, prediction, name=None):
                          "(class) axis, i.e. %r" % (op, tuple(labels.shape),
                                                     tuple(prediction.shape),
                                                     tuple(prediction.shape[:-1])))
-    picked = index_ops.gather(prediction, labels, axis=rank - 1, batch_dims=rank - 1,
-                              name=_sub_name(name, "gather"))
+    picked = index_ops.batch_gather(prediction, labels, rank - 1, rank - 1,
+                                    name=_sub_name(name, "gather"))
     clamped = math_ops.maximum(picked, _LOG_THRESHOLD, name=_sub_name(name, "clamp"))
     return math_ops.negative(math_ops.log(clamped, name=_sub_name(name, "log")), name=name)
 

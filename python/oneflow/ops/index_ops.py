@@ -30,12 +30,23 @@ def _check_indices(blob, op, what="indices"):
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """Rows of params along `axis` (default: batch_dims) picked by int indices:
     out = params[:axis] + indices[batch_dims:] + params[axis + 1:]. With batch_dims > 0 the
-    first batch_dims axes of params and indices are matched (batch gather). The gradient of
-    params is a scatter-add of out's gradient rows (unsorted_segment_sum_like)."""
+    first batch_dims axes of params and indices are matched (batch gather). With axis ==
+    batch_dims > 0 it is OneFlow's batch_gather whatever batch_dims says: the leading
+    indices.ndim - 1 axes are matched and the rows picked along the next one (out =
+    indices.shape + params.shape[indices.ndim:]; OneFlow-Benchmark's BERT relies on it). The
+    gradient of params is a scatter-add of out's gradient rows (unsorted_segment_sum_like)."""
     op_builder.check_blob(params, "gather", "params")
     _check_indices(indices, "gather")
     batch_dims = _check_int(batch_dims, "gather", "batch_dims")
     axis = batch_dims if axis is None else _check_int(axis, "gather", "axis")
+    if batch_dims > 0 and axis == batch_dims and 0 < len(indices.shape) <= len(params.shape):
+        batch_dims = axis = len(indices.shape) - 1
+    return batch_gather(params, indices, axis, batch_dims, name)
+
+
+def batch_gather(params, indices, axis, batch_dims, name=None):
+    """The gather op itself: out = params[:axis] + indices[batch_dims:] + params[axis + 1:],
+    the first batch_dims axes of params and indices matched (TensorFlow's batch_dims)."""
     return op_builder.add_single_output_op("gather", name, "Gather",
                                            {"in": params, "indices": indices},
                                            {"axis": axis, "batch_dims": batch_dims})

@@ -6,7 +6,8 @@ softmax.cpp, ctc_loss.cpp); the others are exact compositions of elementwise ops
 reduction."""
 import numbers
 
-from oneflow.framework import op_builder, shapes
+from oneflow.framework import dtypes, op_builder, shapes
+from oneflow.framework.blob import LazyBlob
 from oneflow.ops import array_ops, index_ops, math_ops
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -72,7 +73,12 @@ def softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """Elementwise max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z."""
+    """Elementwise max(x, 0) - x * z + log(1 + exp(-|x|)) for logits x and labels z. Integer
+    labels (int8, int32, int64; OneFlow 0.3 takes int32 and int8) are read as their values."""
+    if isinstance(labels, LazyBlob) and isinstance(logits, LazyBlob) and \
+            labels.dtype in (dtypes.int8, dtypes.int32, dtypes.int64) and \
+            logits.dtype in (dtypes.float32, dtypes.float64, dtypes.float16):
+        labels = array_ops.cast(labels, logits.dtype)
     _check_pair("sigmoid_cross_entropy_with_logits", logits, labels, "logits", "labels")
     return op_builder.add_single_output_op(
         "sigmoid_cross_entropy", name, "SigmoidCrossEntropy",

@@ -98,8 +98,14 @@ def softmax(logits, axis=None, name=None):
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """-log(softmax(logits)[..., label]) for int labels shaped like logits without the class
+    axis; labels with a trailing axis of size 1 are squeezed first, as OneFlow 0.3 does."""
     op_builder.check_blob(labels, "sparse_softmax_cross_entropy_with_logits", "labels")
     op_builder.check_blob(logits, "sparse_softmax_cross_entropy_with_logits", "logits")
+    if len(labels.shape) == len(logits.shape) >= 2 and labels.shape[-1] == 1:
+        from oneflow.ops import array_ops
+
+        labels = array_ops.reshape(labels, tuple(labels.shape[:-1]))
     outputs = op_builder.add_op(
         "sparse_softmax_cross_entropy",
         op_builder.op_name(name, "SparseSoftmaxCrossEntropy"),

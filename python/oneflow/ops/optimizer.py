@@ -402,7 +402,9 @@ class Optimizer:
 
     def minimize(self, loss):
         """Makes the job being traced train `loss` (a blob or a list of blobs) with this
-        optimizer; losses given to flow.losses.add_loss are trained too."""
+        optimizer. As in OneFlow 0.3, whose minimize sets the job's whole train configuration,
+        losses given to flow.losses.add_loss before are dropped (so add_loss(x) then
+        minimize(x) trains x once) and losses added after are trained too."""
         session = op_builder.current_job()
         desc = session.tracing_job
         losses = list(loss) if isinstance(loss, (list, tuple)) else [loss]
@@ -416,7 +418,7 @@ class Optimizer:
             raise ValueError("optimizer.minimize() called twice in job %r; give several "
                              "optimizers to flow.optimizer.CombinedOptimizer" % desc.name)
         desc.optimizer = self
-        desc.losses.extend(losses)
+        desc.losses[:] = losses
 
     def _set_train_conf(self, session, desc):
         losses = desc.losses
