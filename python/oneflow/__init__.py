@@ -10,7 +10,9 @@ from oneflow.framework.dtypes import (  # noqa: F401
     char, convert_oneflow_dtype_to_numpy_dtype, double, float, float16, float32, float64, half,
     int8, int32, int64, uint8,
 )
-from oneflow.framework.function import FunctionConfig, function_config, global_function  # noqa: F401
+from oneflow.framework.function import (  # noqa: F401
+    FunctionConfig, current_global_function_desc, function_config, global_function,
+)
 from oneflow.framework.session import clear_default_session, sync_default_session  # noqa: F401
 from oneflow.framework.blob import LazyBlob, LocalBlob  # noqa: F401
 from oneflow.framework.user_op_builder import (  # noqa: F401

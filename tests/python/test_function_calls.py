@@ -244,3 +244,25 @@ def test_bundle_result_keeps_the_nesting(kind, unwrap):
         return x
 
     np.testing.assert_array_equal(unwrap(single(X)), X)
+
+
+def test_current_global_function_desc_says_whether_the_job_trains():
+    seen = {}
+
+    @flow.global_function(type="train")
+    def train() -> tp.Numpy:
+        seen["train"] = flow.current_global_function_desc().IsTrainable()
+        w = flow.get_variable("w", shape=(1,), initializer=flow.constant_initializer(1.0))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(w)
+        return w
+
+    @flow.global_function()
+    def predict() -> tp.Numpy:
+        seen["predict"] = flow.current_global_function_desc().IsTrainable()
+        return flow.constant(1.0, shape=(1,))
+
+    train()
+    predict()
+    assert seen == {"train": True, "predict": False}
+    with pytest.raises(RuntimeError, match="inside a global function"):
+        flow.current_global_function_desc()

@@ -17,6 +17,9 @@ function_config = FunctionConfig
 
 
 class FunctionDesc:
+    """A global function: its Python body, config and, once traced, its Job's inputs and
+    outputs. flow.current_global_function_desc() gives the one being traced."""
+
     def __init__(self, func, job_type, config):
         self.func = func
         self.name = func.__name__
@@ -39,6 +42,21 @@ class FunctionDesc:
         self.specializations = {}  # ((label, shape), ...) -> FunctionDesc
         # Why the declared shapes did not trace, when calls then ran through specializations.
         self.declared_shape_error = None
+
+
+    def IsTrainable(self):  # noqa: N802 - OneFlow's name
+        """Whether the job trains (type="train")."""
+        return self.is_train
+
+
+def current_global_function_desc():
+    """The FunctionDesc of the global function being traced (IsTrainable(), name, config);
+    only inside a global function's body."""
+    session = session_util.default_session()
+    if session.tracing_job is None:
+        raise RuntimeError("flow.current_global_function_desc() is only available inside a "
+                           "global function's body, while it is traced")
+    return session.tracing_job
 
 
 def global_function(type="predict", function_config=None):  # noqa: A002 - OneFlow's name
