@@ -22,12 +22,6 @@ def _channels(color_space, where):
     return 1 if color_space.upper() == "GRAY" else 3
 
 
-def _int_at_least(value, low, where, what):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError("%s: %s must be an int >= %d, got %r" % (where, what, low, value))
-    return int(value)
-
-
 def Resize(image, target_size=None, min_size=None, max_size=None, keep_aspect_ratio=False,
            resize_side="shorter", channels=3, dtype=None, interpolation_type="auto", name=None,
            color_space=None, interp_type=None, resize_shorter=0, resize_x=0, resize_y=0):
@@ -65,8 +59,8 @@ def Resize(image, target_size=None, min_size=None, max_size=None, keep_aspect_ra
         if resize_side not in ("shorter", "longer"):
             raise ValueError("%s: resize_side must be \"shorter\" or \"longer\", got %r"
                              % (where, resize_side))
-        min_size = _int_at_least(min_size or 0, 0, where, "min_size")
-        max_size = _int_at_least(max_size or 0, 0, where, "max_size")
+        min_size = _pipeline.check_int(min_size or 0, 0, where, "min_size")
+        max_size = _pipeline.check_int(max_size or 0, 0, where, "max_size")
         result = _pipeline.resize_keep_aspect(image, int(target_size), min_size, max_size,
                                               resize_side == "longer", interpolation_type, name,
                                               where)
@@ -77,7 +71,7 @@ def Resize(image, target_size=None, min_size=None, max_size=None, keep_aspect_ra
                 for s in target_size):
             raise ValueError("%s: target_size must be (width, height), two positive ints, when "
                              "keep_aspect_ratio is False, got %r" % (where, target_size))
-        channels = _int_at_least(channels, 1, where, "channels")
+        channels = _pipeline.check_int(channels, 1, where, "channels")
         dtype = dtypes.uint8 if dtype is None else dtypes.check(dtype, where + " dtype")
         width, height = (int(s) for s in target_size)
         images, scale = _pipeline.resize_to_fixed(image, width, height, channels, dtype,

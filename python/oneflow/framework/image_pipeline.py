@@ -44,6 +44,13 @@ class ImageList:
         return dtypes.uint8
 
 
+def check_int(value, low, where, what):
+    """`value` as an int >= low; a ValueError naming `what` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError("%s: %s must be an int >= %d, got %r" % (where, what, low, value))
+    return int(value)
+
+
 def _internal():
     from oneflow import _oneflow_internal
 
@@ -130,11 +137,7 @@ class _CropRule:
     image per call, so a seeded pipeline repeats)."""
 
     def __init__(self, num_attempts, seed, random_area, random_aspect_ratio, where):
-        if isinstance(num_attempts, bool) or not isinstance(num_attempts, (int, np.integer)) \
-                or num_attempts < 1:
-            raise ValueError("%s: num_attempts must be a positive int, got %r"
-                             % (where, num_attempts))
-        self.attempts = int(num_attempts)
+        self.attempts = check_int(num_attempts, 1, where, "num_attempts")
         self.area = _fraction_range(random_area, (0.08, 1.0), where, "random_area", upper=1.0)
         self.ratio = _fraction_range(random_aspect_ratio, (0.75, 1.333333), where,
                                      "random_aspect_ratio")
@@ -273,9 +276,8 @@ def crop_mirror_normalize(images, mirror_blob, channels, output_layout, crop_h, 
     if output_layout not in ("NCHW", "NHWC"):
         raise ValueError("%s: output_layout must be \"NCHW\" or \"NHWC\", got %r"
                          % (where, output_layout))
-    for what, size in (("crop_h", crop_h), ("crop_w", crop_w)):
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
-            raise ValueError("%s: %s must be an int >= 0 (0: no crop), got %r" % (where, what, size))
+    crop_h = check_int(crop_h, 0, where, "crop_h")  # 0: no crop
+    crop_w = check_int(crop_w, 0, where, "crop_w")
     for what, pos in (("crop_pos_y", crop_pos_y), ("crop_pos_x", crop_pos_x)):
         if not isinstance(pos, (int, float)) or not 0.0 <= pos <= 1.0:
             raise ValueError("%s: %s must be in [0, 1], got %r" % (where, what, pos))
@@ -344,9 +346,7 @@ def batch_align(images, shape, dtype, alignment, name, where):
     value, batch_size, placement = check_images(images, where)
     if len(shape) != 3:
         raise ValueError("%s: shape must be (height, width, channels), got %r" % (where, shape))
-    if isinstance(alignment, bool) or not isinstance(alignment, (int, np.integer)) \
-            or alignment < 1:
-        raise ValueError("%s: alignment must be a positive int, got %r" % (where, alignment))
+    alignment = check_int(alignment, 1, where, "alignment")
     height, width, channels = (int(d) for d in shape)
     out_h = -(-height // alignment) * alignment
     out_w = -(-width // alignment) * alignment
@@ -383,9 +383,7 @@ def to_tensor(images, dtype, instance_shape, name, where):
 
 
 def coin_flip(batch_size, seed, probability, placement, name, where):
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
-            or batch_size < 1:
-        raise ValueError("%s: batch_size must be a positive int, got %r" % (where, batch_size))
+    batch_size = check_int(batch_size, 1, where, "batch_size")
     if not isinstance(probability, (int, float)) or not 0.0 <= probability <= 1.0:
         raise ValueError("%s: probability must be in [0, 1], got %r" % (where, probability))
     rng = np.random.default_rng(seed)
