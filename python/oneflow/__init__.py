@@ -80,6 +80,7 @@ image_target_resize = image.target_resize
 image_random_crop = image.random_crop
 image_decode = image.decode
 image_flip = image.flip
+image_normalize = image.normalize
 image_batch_align = image.batch_align
 
 

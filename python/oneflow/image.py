@@ -139,6 +139,12 @@ def flip(image, flip_code, name=None):
     return _pipeline.flip(image, flip_code, "image.flip")
 
 
+def normalize(image, std, mean, name=None):
+    """Each image of an image list as float32 (pixel - mean) / std, per channel (one value or
+    one per channel)."""
+    return _pipeline.normalize(image, std, mean, "image.normalize")
+
+
 def batch_align(images, shape, dtype, alignment, name=None):
     """The images zero-padded into one (N, H, W, C) blob of dtype; shape = (H, W, C) bounds them
     and H, W are rounded up to a multiple of alignment."""

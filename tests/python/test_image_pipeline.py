@@ -404,3 +404,24 @@ def test_fused_decoder_random_crop_resize(dataset):
     square = SIZES.index((16, 16))  # grows: "auto" is bilinear
     expected = _torch_resize(_pil_decode(encoded[square][0]), 44, 48, "bilinear")
     assert np.abs(fused[square] - expected).max() <= 1
+
+
+def test_normalize(dataset):
+    """image.normalize: float32 (pixel - mean) / std per channel; ops that need uint8 pixels
+    refuse its result at trace time."""
+    path, encoded = dataset
+    mean, std = [10.0, 20.0, 30.0], [2.0, 4.0, 8.0]
+
+    def body():
+        images = flow.data.OFRecordImageDecoder(_reader(path), "encoded", color_space="RGB")
+        normal = flow.image.normalize(images, std=std, mean=mean)
+        return flow.image.batch_align(normal, shape=(40, 40, 3), dtype=flow.float32,
+                                      alignment=1)
+
+    out = _run(body)()
+    for index, (h, w) in enumerate(SIZES):
+        expected = (_pil_decode(encoded[index][0]).astype(np.float32) - mean) / std
+        np.testing.assert_allclose(out[index, :h, :w], expected, rtol=1e-6)
+    with pytest.raises(TypeError, match="float32 images; this op reads uint8"):
+        _run(lambda: flow.image.Resize(flow.image.normalize(flow.data.OFRecordImageDecoder(
+            _reader(path), "encoded"), std=[1.0], mean=[0.0]), target_size=(8, 8))[0])()

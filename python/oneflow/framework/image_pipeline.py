@@ -32,16 +32,13 @@ class ImageList:
                   "flow.image.Resize(target_size=(w, h)), flow.image.CropMirrorNormalize or "
                   "flow.tensor_buffer_to_tensor make a blob of it")
 
-    def __init__(self, value, batch_size, placement):
+    def __init__(self, value, batch_size, placement, dtype=dtypes.uint8):
         self.value, self.batch_size, self.placement = value, batch_size, placement
+        self.dtype = dtype  # uint8 pixels, or float32 after flow.image.normalize
 
     @property
     def shape(self):
         return (self.batch_size,)
-
-    @property
-    def dtype(self):
-        return dtypes.uint8
 
 
 def check_int(value, low, where, what):
@@ -64,10 +61,14 @@ def bytes_feature(blob_name, where):
     return compute
 
 
-def check_images(images, where, argument="image"):
+def check_images(images, where, argument="image", any_dtype=False):
     """`images` as a host value yielding a list (or a batch array) of HWC images, with its batch
-    size and placement: an ImageList, or a blob fed from the host with shape (N, H, W, C)."""
+    size and placement: an ImageList, or a blob fed from the host with shape (N, H, W, C).
+    Unless any_dtype, the images must be uint8 pixels."""
     if isinstance(images, ImageList):
+        if not any_dtype and images.dtype != dtypes.uint8:
+            raise TypeError("%s: %s holds %s images; this op reads uint8 pixels (normalize "
+                            "last)" % (where, argument, images.dtype.name))
         return images.value, images.batch_size, images.placement
     value = host_data.value_of(images)
     if value is not None and len(images.shape) == 4:
@@ -324,7 +325,7 @@ def crop_mirror_normalize(images, mirror_blob, channels, output_layout, crop_h, 
 
 def flip(images, flip_code, where):
     """Each image flipped: flip_code bit 0x01 horizontally, bit 0x10 vertically."""
-    value, batch_size, placement = check_images(images, where)
+    value, batch_size, placement = check_images(images, where, any_dtype=True)
     codes = _host_flags(flip_code, batch_size, where, "flip_code")
 
     def compute(batch, code):
@@ -337,13 +338,14 @@ def flip(images, flip_code, where):
             out.append(image)
         return out
 
-    return ImageList(host_data.HostValue(where, compute, [value, codes]), batch_size, placement)
+    return ImageList(host_data.HostValue(where, compute, [value, codes]), batch_size, placement,
+                     getattr(images, "dtype", dtypes.uint8))
 
 
 def batch_align(images, shape, dtype, alignment, name, where):
     """The images zero-padded (at the bottom and right) into one (N, H, W, C) blob, H and W
     being shape's rounded up to a multiple of alignment."""
-    value, batch_size, placement = check_images(images, where)
+    value, batch_size, placement = check_images(images, where, any_dtype=True)
     if len(shape) != 3:
         raise ValueError("%s: shape must be (height, width, channels), got %r" % (where, shape))
     alignment = check_int(alignment, 1, where, "alignment")
@@ -367,7 +369,7 @@ def batch_align(images, shape, dtype, alignment, name, where):
 
 def to_tensor(images, dtype, instance_shape, name, where):
     """The images, each of instance_shape, stacked into one (N,) + instance_shape blob."""
-    value, batch_size, placement = check_images(images, where, "x")
+    value, batch_size, placement = check_images(images, where, "x", any_dtype=True)
     instance_shape = tuple(int(d) for d in instance_shape)
 
     def compute(batch):
@@ -380,6 +382,31 @@ def to_tensor(images, dtype, instance_shape, name, where):
 
     return host_data.feed(host_data.HostValue(where, compute, [value]),
                           (batch_size,) + instance_shape, dtype, placement, name)
+
+
+def normalize(images, std, mean, where):
+    """Each image as float32 (pixel - mean) / std, per channel."""
+    value, batch_size, placement = check_images(images, where)
+
+    def compute(batch):
+        out = []
+        for image in batch:
+            channels = image.shape[2]
+            m = _per_channel(mean, channels, where, "mean")
+            s = _per_channel(std, channels, where, "std")
+            out.append((image.astype(np.float32) - m) / s)
+        return out
+
+    try:
+        std_values = np.asarray(std, dtype=np.float64)
+        np.asarray(mean, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("%s: std and mean must be numbers or lists of numbers, got %r and %r"
+                         % (where, std, mean)) from None
+    if np.any(std_values == 0):
+        raise ValueError("%s: std must not be 0, got %r" % (where, std))
+    return ImageList(host_data.HostValue(where, compute, [value]), batch_size, placement,
+                     dtypes.float32)
 
 
 def coin_flip(batch_size, seed, probability, placement, name, where):
