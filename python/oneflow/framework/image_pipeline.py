@@ -306,19 +306,16 @@ def crop_mirror_normalize(images, mirror_blob, channels, output_layout, crop_h, 
     inv_std = (1.0 / std).astype(np.float32).tolist()
     mean = mean.tolist()
     channels_first = output_layout == "NCHW"
+    shape = (batch_size, channels, out_h, out_w) if channels_first else \
+        (batch_size, out_h, out_w, channels)
 
-    def compute(batch, mirror=None):
-        _check_channels(batch, channels, where)
-        shape = (len(batch), channels, out_h, out_w) if channels_first else \
-            (len(batch), out_h, out_w, channels)
+    def compute(batch, mirror=None):  # the binding checks each image's channels and size
         out = np.empty(shape, np.float32)
         flags = [] if mirror is None else [bool(m) for m in mirror]
         _internal().crop_mirror_normalize(list(batch), out, flags, float(crop_pos_y),
                                           float(crop_pos_x), mean, inv_std, channels_first, where)
         return out.astype(dtype.numpy_dtype, copy=False)
 
-    shape = (batch_size, channels, out_h, out_w) if output_layout == "NCHW" else \
-        (batch_size, out_h, out_w, channels)
     return host_data.feed(host_data.HostValue(where, compute, inputs), shape, dtype, placement,
                           name)
 
@@ -388,12 +385,16 @@ def normalize(images, std, mean, where):
     """Each image as float32 (pixel - mean) / std, per channel."""
     value, batch_size, placement = check_images(images, where)
 
+    per_channel = {}  # channel count -> (mean, std) arrays, made once
+
     def compute(batch):
         out = []
         for image in batch:
             channels = image.shape[2]
-            m = _per_channel(mean, channels, where, "mean")
-            s = _per_channel(std, channels, where, "std")
+            if channels not in per_channel:
+                per_channel[channels] = (_per_channel(mean, channels, where, "mean"),
+                                         _per_channel(std, channels, where, "std"))
+            m, s = per_channel[channels]
             out.append((image.astype(np.float32) - m) / s)
         return out
 
