@@ -22,15 +22,20 @@ else()
   find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
 endif()
 message(STATUS "OpenBLAS: ${OPENBLAS_LIBRARY}")
-find_package(dnnl CONFIG)
-if(NOT dnnl_FOUND)
+# oneDNN is found by its header and library, not its CMake package: Debian's package config
+# requires the OpenCL development files (its GPU runtime), which a CPU-only user of it never needs.
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+find_library(DNNL_LIBRARY NAMES dnnl)
+if(NOT DNNL_INCLUDE_DIR OR NOT DNNL_LIBRARY)
   message(FATAL_ERROR "oneDNN not found: install libdnnl-dev (scripts/install_deps.sh)")
 endif()
+message(STATUS "oneDNN: ${DNNL_LIBRARY}")
 # Both libraries thread with OpenMP; each runtime thread sets its own OpenMP thread count.
 find_package(OpenMP REQUIRED)
 add_library(oneflow_blas INTERFACE)
 target_include_directories(oneflow_blas INTERFACE ${OPENBLAS_INCLUDE_DIR})
-target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY} DNNL::dnnl OpenMP::OpenMP_CXX)
+target_include_directories(oneflow_blas INTERFACE ${DNNL_INCLUDE_DIR})
+target_link_libraries(oneflow_blas INTERFACE ${OPENBLAS_LIBRARY} ${DNNL_LIBRARY} OpenMP::OpenMP_CXX)
 
 # Kernels are plain loops written to vectorize. The default build is generic x86-64 so that the
 # library runs on any x86-64 CPU; hot kernel loops carry per-ISA clones (AVX-512, AVX2+FMA,
