@@ -25,21 +25,31 @@ from oneflow.ops.array_ops import (  # noqa: F401
 from oneflow.ops.math_ops import where  # noqa: F401
 from oneflow.math import broadcast_to_compatible_with  # noqa: F401 - also top-level in 0.3
 from oneflow.ops.shape_ops import (  # noqa: F401
-    broadcast_like, concat, constant_like, expand_dims, flatten, ones, ones_like, pad, pad_grad,
-    reflection_pad2d, replication_pad2d, reshape_like, slice, slice_update, slice_v2, split,
-    squeeze, stack, zeros, zeros_like,
+    broadcast_like, concat, constant_like, constant_pad2d, expand_dims, flatten, logical_slice,
+    ones, ones_like, pad, pad_grad, reflection_pad2d, replication_pad2d, reshape_like, reverse,
+    same_padding, slice, slice_update, slice_v2, split, squeeze, stack, zeros, zeros_like,
 )
 from oneflow.ops.index_ops import (  # noqa: F401
-    argwhere, clip_by_value, gather, gather_nd, one_hot, scatter_nd, tensor_scatter_nd_add,
+    argwhere, clip_by_value, dim_gather, gather, gather_nd, nonzero, one_hot, scatter_nd,
+    tensor_scatter_nd_add, unsorted_batch_segment_sum, unsorted_segment_sum,
+    unsorted_segment_sum_like,
 )
-from oneflow.ops.sort_ops import argsort, sort  # noqa: F401
+from oneflow.ops.index_ops import (  # noqa: F401 - OneFlow 0.3's other names of clip_by_value
+    clip_by_value as clamp, clip_by_value as clip, clip_by_value as clip_by_scalar,
+)
+from oneflow.ops.sort_ops import argsort, in_top_k, sort  # noqa: F401
 from oneflow.ops.range_ops import range  # noqa: F401,A004 - OneFlow's name
 from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import ctc_loss, smooth_l1_loss  # noqa: F401
 from oneflow.ops.extra_array_ops import (  # noqa: F401
-    dynamic_reshape, elem_cnt, identity_n, masked_fill, repeat, tensor_scatter_nd_update,
+    amp_white_identity, cast_to_static_shape, constant_scalar, dynamic_reshape, elem_cnt,
+    identity_n, masked_fill, repeat, tensor_scatter_nd_update,
 )
+from oneflow.ops.extra_math_ops import (  # noqa: F401
+    count_not_finite, diag, multi_count_not_finite,
+)
+from oneflow.ops.extra_nn_ops import combined_margin_loss  # noqa: F401
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,
@@ -48,7 +58,7 @@ from oneflow.ops.initializers import (  # noqa: F401
 )
 from oneflow import (  # noqa: F401
     checkpoint, config, data, deprecated, distribute, env, experimental, image, keras, layers,
-    losses, math, nn, optimizer, random, regularizers, scope, train, typing, unittest,
+    linalg, losses, math, nn, optimizer, random, regularizers, scope, train, typing, unittest,
 )
 from oneflow import sysconfig  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook

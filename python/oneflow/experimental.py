@@ -1,4 +1,6 @@
 """oneflow.experimental"""
+from oneflow.ops.shape_ops import logical_slice, logical_slice_assign  # noqa: F401
+from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 
 def enable_typing_check(value=True):
@@ -16,3 +18,6 @@ def square_sum(x, name=None):
     square = math_ops.square(x, name=None if name is None else name + "-square")
     total = reduce_ops.reduce_sum(square, name=None if name is None else name + "-sum")
     return array_ops.reshape(total, (1,), name=name)
+
+
+__getattr__ = _missing_name_hook("oneflow.experimental")

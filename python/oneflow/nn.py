@@ -19,9 +19,12 @@ from oneflow.ops.conv_ops import (  # noqa: F401
 )
 from oneflow.ops.extra_nn_ops import (  # noqa: F401
     fused_bias_add_dropout, fused_bias_add_gelu, margin_ranking_loss as MarginRankingLoss, moments,
-    random_mask_like, softmax_grad, sparse_cross_entropy,
-    triplet_margin_loss as TripletMarginLoss,
+    pixel_shuffle as PixelShuffle, pixel_shufflev2 as PixelShufflev2, random_mask_like,
+    softmax_grad, sparse_cross_entropy, triplet_margin_loss as TripletMarginLoss,
 )
+from oneflow.ops.norm_ops import group_normalization as GroupNorm  # noqa: F401
+from oneflow.ops.conv_ops import torch_conv2d_transpose  # noqa: F401
+from oneflow.ops.triangular_ops import fused_scale_tril, tril  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 __getattr__ = _missing_name_hook("oneflow.nn")

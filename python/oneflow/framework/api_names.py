@@ -9,62 +9,86 @@ python/oneflow/python/ops/*.py.
 
 ONEFLOW_03_NAMES = {
     "oneflow": """
-        FunctionConfig INVALID_BATCH_AXIS INVALID_SPLIT_AXIS argwhere assign broadcast_like cast
-        cast_to_current_logical_view checkpoint clear_default_session clip_by_value concat config
-        constant constant_initializer constant_like convert_oneflow_dtype_to_numpy_dtype
-        current_global_function_desc current_scope data deprecated detection distribute double
-        dynamic_reshape eager_execution_enabled elem_cnt enable_eager_execution env expand_dims
-        experimental flatten float float16 float32 float64 function_config gather gather_nd
-        get_all_variables get_variable glorot_normal_initializer glorot_uniform_initializer
-        global_function identity identity_n image int32 int64 int8 kaiming_initializer keras
-        layers load_variables losses masked_fill math matmul nn nonzero one_hot ones_initializer
-        ones_like optimizer pad pad_grad parallel_cast random random_normal_initializer
-        random_uniform_initializer range regularizers repeat reshape reshape_like scatter_nd
-        scope slice slice_update slice_v2 sort argsort squeeze stack summary
-        sync_default_session tensor_scatter_nd_add tensor_scatter_nd_update train transpose
-        truncated_normal truncated_normal_initializer typing uint8 unittest
-        variance_scaling_initializer watch watch_diff where xavier_normal_initializer
-        xavier_uniform_initializer zeros_initializer zeros_like
+        amp_white_identity argsort argwhere assign batch_unsorted_segment_sum broadcast_like
+        broadcast_to_compatible_with cast cast_to_current_logical_view cast_to_static_shape
+        categorical_ordinal_encode checkpoint clamp clear_default_session clip
+        clip_by_scalar clip_by_value combined_margin_loss concat config constant
+        constant_initializer constant_like constant_pad2d constant_scalar
+        convert_oneflow_dtype_to_numpy_dtype copy count_not_finite ctc_loss
+        current_global_function_desc current_scope data deprecated detection diag
+        dim0_dynamic_to_fixed dim_gather distribute distributed_partial_fc_sample double
+        dynamic_reshape eager_execution_enabled elem_cnt empty enable_eager_execution env
+        expand_dims experimental flatten float float16 float32 float64 function_config
+        FunctionConfig gather gather_nd get_all_variables get_variable global_function
+        glorot_normal_initializer glorot_uniform_initializer identity identity_n image
+        image_batch_align image_decode image_flip image_normalize image_random_crop
+        image_resize image_target_resize in_top_k int32 int64 int8 INVALID_BATCH_AXIS
+        INVALID_SPLIT_AXIS kaiming_initializer keras layers linalg load_variables
+        lod_to_dense losses masked_fill math matmul multi_count_not_finite nn nonzero
+        object_bbox_flip object_bbox_scale object_segmentation_polygon_flip
+        object_segmentation_polygon_scale object_segmentation_polygon_to_mask one_hot onerec
+        ones ones_initializer ones_like optimizer pad pad_grad parallel_cast pooling
+        quantization random random_normal_initializer random_uniform_initializer range
+        reflection_pad2d regularizers repeat replication_pad2d reshape reshape_like reverse
+        same_padding scatter_nd scope sleep_identity slice slice_update slice_v2
+        smooth_l1_loss sort squeeze stack summary sync_default_session sync_dynamic_resize
+        system tensor_buffer_to_tensor tensor_buffer_to_tensor_list tensor_list_split
+        tensor_list_to_tensor_buffer tensor_scatter_nd_add tensor_scatter_nd_update
+        tensor_to_tensor_buffer train transpose truncated_normal
+        truncated_normal_initializer typing uint8 unittest unsorted_batch_segment_sum
+        unsorted_segment_sum unsorted_segment_sum_like variance_scaling_initializer watch
+        watch_diff where xavier_normal_initializer xavier_uniform_initializer zeros
+        zeros_initializer zeros_like
     """,
     "oneflow.math": """
         abs acos acosh add add_n argmax asin asinh atan atan2 atanh
-        broadcast_to_compatible_with ceil clip_by_value cos cosh divide equal erf erfc exp expm1
-        floor floordiv fused_scale_tril gelu greater greater_equal in_top_k l2_normalize less
+        broadcast_to_compatible_with ceil clip_by_value cos cosh divide equal erf erfc exp
+        expm1 floor floordiv fused_scale_tril gelu gelu_grad greater greater_equal in_top_k
+        invert_permutation is_non_decreasing is_strictly_increasing l2_normalize less
         less_equal lgamma log log1p log_sigmoid logical_and maximum minimum mod multiply
         negative not_equal polyval pow reciprocal reciprocal_no_nan reduce_all reduce_any
         reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min reduce_prod
-        reduce_std reduce_sum reduce_variance relu rint round rsqrt sigmoid sigmoid_v2 sign sin
-        sinh softplus sqrt square squared_difference subtract tan tanh top_k tril
-        two_stage_reduce_max two_stage_reduce_min unsorted_batch_segment_sum
-        unsorted_segment_sum unsorted_segment_sum_like xdivy xlogy
+        reduce_std reduce_sum reduce_variance reduced_shape_elem_cnt relu rint round rsqrt
+        sigmoid sigmoid_grad sigmoid_v2 sign sin sinh softplus sqrt square
+        squared_difference subtract tan tanh tanh_v2 top_k tril two_stage_reduce_max
+        two_stage_reduce_min unsorted_batch_segment_sum unsorted_segment_sum
+        unsorted_segment_sum_like xdivy xlogy
     """,
     "oneflow.nn": """
-        BCELoss BCEWithLogitsLoss CTCLoss KLDivLoss L1Loss MSELoss MarginRankingLoss
-        TripletMarginLoss avg_pool1d avg_pool2d avg_pool3d batch_normalization bias_add
-        compat_conv2d conv1d conv2d conv3d conv2d_transpose dropout elu
-        fused_bias_add_dropout fused_bias_add_gelu hardsigmoid hardswish hardtanh layer_norm
-        leaky_relu logsoftmax max_pool1d max_pool2d max_pool3d mish moments random_mask_like relu
-        relu6 sigmoid_cross_entropy_with_logits softmax softmax_cross_entropy_with_logits
+        avg_pool1d avg_pool2d avg_pool3d batch_normalization BCELoss BCEWithLogitsLoss
+        bias_add compat_conv2d conv1d conv2d conv2d_transpose conv2d_transpose_V2 conv3d
+        ctc_beam_search_decoder ctc_greedy_decoder CTCLoss dropout elu
+        fused_bias_add_dropout fused_bias_add_gelu fused_scale_tril
+        fused_self_attention_query_mul_key_and_value GroupNorm hardsigmoid hardswish
+        hardtanh InstanceNorm1d InstanceNorm2d InstanceNorm3d KLDivLoss L1Loss layer_norm
+        leaky_relu logsoftmax MarginRankingLoss max_pool1d max_pool2d max_pool3d mish
+        moments MSELoss PixelShuffle PixelShufflev2 random_mask_like relu relu6
+        sigmoid_cross_entropy_with_logits softmax softmax_cross_entropy_with_logits
         softmax_grad sparse_cross_entropy sparse_softmax_cross_entropy_with_logits swish
+        torch_conv2d_transpose tril TripletMarginLoss unfold1d unfold2d unfold3d
     """,
     "oneflow.layers": """
-        batch_normalization batch_normalization_add_relu batch_normalization_relu conv1d conv2d
-        conv3d dense layer_norm layer_norm_grad layer_norm_param_grad prelu upsample_2d
+        affine_channel batch_normalization batch_normalization_add_relu
+        batch_normalization_relu categorical_ordinal_encoder conv1d conv2d conv3d dense
+        layer_norm layer_norm_grad layer_norm_param_grad prelu upsample_2d
     """,
-    "oneflow.random": """
-        CoinFlip bernoulli coin_flip generate_random_batch_permutation_indices shuffle
-    """,
+    "oneflow.random": "bernoulli coin_flip CoinFlip generate_random_batch_permutation_indices shuffle",
     "oneflow.data": """
-        BlobConf ImageCodec ImageDecoderRandomCropResize ImagePreprocessor ImageResizePreprocessor NormByChannelPreprocessor
-        OFRecordBytesDecoder OFRecordImageDecoder OFRecordImageDecoderRandomCrop
-        OFRecordRawDecoder RawCodec coco_reader decode_ofrecord decode_random load_mnist
-        image_decoder_random_crop_resize ofrecord_bytes_decoder ofrecord_image_decoder ofrecord_image_decoder_random_crop
-        ofrecord_loader ofrecord_raw_decoder ofrecord_reader onerec_reader
+        BlobConf coco_reader decode_ofrecord decode_random image_decoder_random_crop_resize
+        ImageCodec ImageDecoderRandomCropResize ImagePreprocessor ImageResizePreprocessor
+        load_mnist NormByChannelPreprocessor ofrecord_bytes_decoder
+        ofrecord_image_classification_reader ofrecord_image_decoder
+        ofrecord_image_decoder_random_crop ofrecord_loader ofrecord_raw_decoder
+        ofrecord_reader OFRecordBytesDecoder OFRecordImageDecoder
+        OFRecordImageDecoderRandomCrop OFRecordRawDecoder onerec_decoder onerec_reader
+        OneRecDecoder RawCodec
     """,
     "oneflow.image": """
-        CropMirrorNormalize Resize batch_align crop_mirror_normalize decode flip normalize
-        random_crop resize target_resize
+        batch_align crop_mirror_normalize CropMirrorNormalize decode flip normalize
+        random_crop Resize resize target_resize
     """,
+    "oneflow.experimental": "enable_typing_check logical_slice logical_slice_assign square_sum",
+    "oneflow.linalg": "matmul",
     "oneflow.keras": "activations",
     "oneflow.keras.activations": "gelu gelu_grad relu sigmoid tanh tanh_grad",
 }

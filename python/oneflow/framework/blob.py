@@ -37,8 +37,10 @@ class LazyBlob(_StaticShape):
         self._sbp = sbp
         self._hint = hint
         # A blob whose number of valid rows depends on the data (flow.argwhere): the (1,) int64
-        # blob holding that number. Such a blob can only be returned from the job.
+        # blob holding that number, counted along axis valid_axis (1 for flow.nonzero). Such a
+        # blob can only be returned from the job.
         self.valid_rows = None
+        self.valid_axis = 0
 
     @property
     def is_dynamic(self):

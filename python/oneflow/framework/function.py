@@ -165,18 +165,22 @@ class _Result:
     `rows_op_name`: for a blob with data-dependent rows (argwhere), the return op of their
     count (per device in the mirrored view); only those rows are handed back."""
 
-    def __init__(self, op_name, kind, parts, rows_op_name=None):
+    def __init__(self, op_name, kind, parts, rows_op_name=None, rows_axis=0):
         self.op_name, self.kind, self.parts = op_name, kind, parts
-        self.rows_op_name = rows_op_name
+        self.rows_op_name, self.rows_axis = rows_op_name, rows_axis
 
     def convert(self, outputs):
         value = outputs[self.op_name]
         if self.rows_op_name is not None:
             rows = np.asarray(outputs[self.rows_op_name]).reshape(-1)
+
+            def valid(part, count):
+                return part[(slice(None),) * self.rows_axis + (slice(0, count),)]
+
             if self.parts:
-                return hand_over_parts([value[i][:rows[i]] for i in range(self.parts)],
+                return hand_over_parts([valid(value[i], rows[i]) for i in range(self.parts)],
                                        self.kind)
-            value = value[:rows[0]]
+            value = valid(value, rows[0])
         return hand_over(value, self.kind, self.parts)
 
 
@@ -204,7 +208,7 @@ class _ReturnBuilder:
     def blob(self, value, kind):
         from oneflow.framework import mirrored
 
-        rows = value.valid_rows
+        rows, rows_axis = value.valid_rows, value.valid_axis
         if rows is not None:
             value = value.without_valid_rows()
         name = "Return_%d" % self.count
@@ -220,7 +224,7 @@ class _ReturnBuilder:
         rows_name = None
         if rows is not None:
             rows_name = self.blob(rows, "numpy").op_name
-        return _Result(name, kind, parts, rows_name)
+        return _Result(name, kind, parts, rows_name, rows_axis)
 
     def unannotated(self, value, where):
         """No annotation: blobs come back as LocalBlobs, in any nesting of tuple/list/dict."""

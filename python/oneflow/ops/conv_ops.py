@@ -160,21 +160,10 @@ def compat_conv2d(input, filters, strides, padding, data_format="NCHW", dilation
     return conv2d(input, filters, strides, padding, data_format, dilations, groups, name)
 
 
-def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="VALID",
-                     data_format="NCHW", name=None, input=None, filters=None, dilations=None):
-    """2-D transposed convolution (the data gradient of conv2d), op deconv2d.
-
-    value (or input): (N, C_in, H, W) for "NCHW", (N, H, W, C_in) for "NHWC"; filter (or
-    filters): (C_in, C_out, kh, kw) for "NCHW", (C_in, kh, kw, C_out) for "NHWC", as in OneFlow
-    0.3 and TensorFlow. output_shape: the 4-D output shape in data_format order; each spatial
-    size must be one that a convolution with these strides and padding maps back to the input's
-    size: with "VALID", (in - 1) * stride + window <= out < that + stride; with "SAME",
-    ceil(out / stride) == in (window = (kernel - 1) * dilation + 1). OneFlow 0.3 requires
-    output_shape; here None gives the smallest such size, (in - 1) * stride + window for "VALID"
-    and in * stride for "SAME". "SAME" crops the padding the convolution would add, the odd
-    element at the end (TensorFlow's rule). strides is required (an int or 2 ints).
-    """
-    op_type = "conv2d_transpose"
+def _deconv_arguments(op_type, value, filter, input, filters, strides, data_format,  # noqa: A002
+                      dilations):
+    """The checked arguments of a 2-D transposed convolution: (x, weight, position,
+    channels_first, strides, dilations, input sizes, kernel, output channels, windows)."""
     if (value is None) == (input is None):
         raise ValueError("%s: give exactly one of `value` and `input`" % op_type)
     if (filter is None) == (filters is None):
@@ -199,6 +188,46 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     kernel = list(w_shape[2:] if channels_first else w_shape[1:3])
     out_channels = w_shape[1] if channels_first else w_shape[3]
     windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    return (x, weight, position, channels_first, strides, dilations, in_sizes, kernel,
+            out_channels, windows)
+
+
+def _deconv2d(x, weight, position, kernel, out_channels, strides, dilations, before, after,
+              output_padding, name):
+    attrs = {
+        "filters": int(out_channels),
+        "data_format": position,
+        "kernel_size": kernel,
+        "strides": strides,
+        "dilation_rate": dilations,
+        "padding": "customized",
+        "padding_before": before,
+        "padding_after": after,
+        "output_padding": output_padding,
+    }
+    return op_builder.add_single_output_op("deconv2d", name, "Deconv2d",
+                                           {"in": x, "weight": weight}, attrs)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="VALID",
+                     data_format="NCHW", name=None, input=None, filters=None, dilations=None):
+    """2-D transposed convolution (the data gradient of conv2d), op deconv2d.
+
+    value (or input): (N, C_in, H, W) for "NCHW", (N, H, W, C_in) for "NHWC"; filter (or
+    filters): (C_in, C_out, kh, kw) for "NCHW", (C_in, kh, kw, C_out) for "NHWC", as in OneFlow
+    0.3 and TensorFlow. output_shape: the 4-D output shape in data_format order; each spatial
+    size must be one that a convolution with these strides and padding maps back to the input's
+    size: with "VALID", (in - 1) * stride + window <= out < that + stride; with "SAME",
+    ceil(out / stride) == in (window = (kernel - 1) * dilation + 1). OneFlow 0.3 requires
+    output_shape; here None gives the smallest such size, (in - 1) * stride + window for "VALID"
+    and in * stride for "SAME". "SAME" crops the padding the convolution would add, the odd
+    element at the end (TensorFlow's rule). strides is required (an int or 2 ints).
+    """
+    op_type = "conv2d_transpose"
+    (x, weight, position, channels_first, strides, dilations, in_sizes, kernel, out_channels,
+     windows) = _deconv_arguments(op_type, value, filter, input, filters, strides, data_format,
+                                  dilations)
+    x_shape, w_shape = tuple(x.shape), tuple(weight.shape)
     if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
         raise ValueError("%s: padding must be 'VALID' or 'SAME', got %r" % (op_type, padding))
     same = padding.upper() == "SAME"
@@ -239,19 +268,45 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         before.append(needed // 2)
         after.append(needed - needed // 2)
         output_padding.append(out - ((size - 1) * s + w - needed))
-    attrs = {
-        "filters": int(out_channels),
-        "data_format": position,
-        "kernel_size": kernel,
-        "strides": strides,
-        "dilation_rate": dilations,
-        "padding": "customized",
-        "padding_before": before,
-        "padding_after": after,
-        "output_padding": output_padding,
-    }
-    return op_builder.add_single_output_op("deconv2d", name, "Deconv2d",
-                                           {"in": x, "weight": weight}, attrs)
+    return _deconv2d(x, weight, position, kernel, out_channels, strides, dilations, before, after,
+                     output_padding, name)
+
+
+def torch_conv2d_transpose(value=None, filter=None, output_padding=None, strides=None,  # noqa: A002
+                           padding_needed=None, data_format="NCHW", name=None, input=None,
+                           filters=None, dilations=None):
+    """torch.nn.functional.conv_transpose2d's sizes (OneFlow 0.3's nn.torch_conv2d_transpose):
+    padding_needed (2 ints, default 0) is torch's padding times two, taken half from each end
+    (an odd amount: the extra element from the end); output_padding (2 ints, default 0, each
+    below the stride or the dilation) adds rows at the end. Output size per spatial axis:
+    (in - 1) * stride - padding_needed + (kernel - 1) * dilation + 1 + output_padding. Filter
+    layout as conv2d_transpose."""
+    op_type = "torch_conv2d_transpose"
+    (x, weight, position, channels_first, strides, dilations, in_sizes, kernel, out_channels,
+     windows) = _deconv_arguments(op_type, value, filter, input, filters, strides, data_format,
+                                  dilations)
+    needed = _int_list(op_type, "padding_needed", 0 if padding_needed is None else padding_needed,
+                       2)
+    output_padding = _int_list(op_type, "output_padding",
+                               0 if output_padding is None else output_padding, 2)
+    for axis in range(2):
+        if needed[axis] < 0:
+            raise ValueError("%s: padding_needed must be >= 0, got %r" % (op_type, needed))
+        if not 0 <= output_padding[axis] < max(strides[axis], dilations[axis]):
+            raise ValueError("%s: output_padding %r must be >= 0 and below the stride or the "
+                             "dilation (strides %r, dilations %r)"
+                             % (op_type, output_padding, strides, dilations))
+        out = ((in_sizes[axis] - 1) * strides[axis] - needed[axis] + windows[axis]
+               + output_padding[axis])
+        if out <= 0:
+            raise ValueError("%s: spatial axis %d of the output would have size %d (input %d, "
+                             "stride %d, padding_needed %d, window %d)"
+                             % (op_type, axis, out, in_sizes[axis], strides[axis], needed[axis],
+                                windows[axis]))
+    before = [n // 2 for n in needed]
+    after = [n - n // 2 for n in needed]
+    return _deconv2d(x, weight, position, kernel, out_channels, strides, dilations, before, after,
+                     output_padding, name)
 
 
 def _pool(kind, spatial_axes, input, ksize, strides, padding, data_format, ceil_mode, name):

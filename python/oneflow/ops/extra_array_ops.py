@@ -1,4 +1,5 @@
-"""Top-level flow ops: masked_fill, elem_cnt, identity_n, repeat, dynamic_reshape and
+"""Top-level flow ops: masked_fill, elem_cnt, reduced_shape_elem_cnt, constant_scalar,
+identity_n, amp_white_identity, cast_to_static_shape, repeat, dynamic_reshape and
 tensor_scatter_nd_update (an op, oneflow/ops/gather_nd.cpp), with OneFlow 0.3's arguments."""
 import numpy as np
 
@@ -32,6 +33,44 @@ def elem_cnt(inputs, dtype=None, name=None):
     dtype = dtypes.check(dtypes.int32 if dtype is None else dtype, "elem_cnt dtype")
     count = int(np.prod(inputs.shape, dtype=np.int64))
     return array_ops.constant(count, dtype=dtype, shape=(1,), name=name)
+
+
+def reduced_shape_elem_cnt(input_blob, axis=None, dtype=None, name=None):
+    """The product of input_blob's dims along `axis` (an int or a list of ints; None: all of
+    them) as a (1,) blob of `dtype` (default int32)."""
+    op_builder.check_blob(input_blob, "reduced_shape_elem_cnt", "input_blob")
+    rank = len(input_blob.shape)
+    axes = list(range(rank)) if axis is None else [axis] if shapes.is_int(axis) else axis
+    if not isinstance(axes, (list, tuple)) or not all(shapes.is_int(a) for a in axes):
+        raise TypeError("reduced_shape_elem_cnt: axis must be an int or a list of ints, got %r"
+                        % (axis,))
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValueError("reduced_shape_elem_cnt: axis %d is out of range for input_blob of "
+                             "shape %r" % (a, tuple(input_blob.shape)))
+    dtype = dtypes.check(dtypes.int32 if dtype is None else dtype, "reduced_shape_elem_cnt dtype")
+    count = int(np.prod([input_blob.shape[a % rank] for a in set(a % rank for a in axes)],
+                        dtype=np.int64))
+    return array_ops.constant(count, dtype=dtype, shape=(1,), name=name)
+
+
+def constant_scalar(value, dtype=None, name=None):
+    """flow.constant(value, dtype, shape=(1,))."""
+    return array_ops.constant(value, dtype=dtype, shape=(1,), name=name)
+
+
+def amp_white_identity(x, name=None):
+    """x unchanged; OneFlow 0.3's auto mixed precision pass treats it as an op that runs in
+    float16. Here it is the identity."""
+    op_builder.check_blob(x, "amp_white_identity", "x")
+    return array_ops.identity(x, name=name)
+
+
+def cast_to_static_shape(x, name=None):
+    """x with a static shape. Every blob an op here takes is static already (data-dependent
+    shapes can only be returned from a job), so this is the identity."""
+    op_builder.check_blob(x, "cast_to_static_shape", "x")
+    return array_ops.identity(x, name=name)
 
 
 def identity_n(inputs, name=None):

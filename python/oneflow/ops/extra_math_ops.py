@@ -1,14 +1,15 @@
-"""flow.math: atan2, xdivy, xlogy (broadcast binary ops, oneflow/ops/broadcast_binary.cpp) and
-the compositions squared_difference, l2_normalize, polyval and broadcast_to_compatible_with,
-with OneFlow 0.3's arguments and defaults. The compositions need no kernel of their own; their
+"""flow.math: atan2, xdivy, xlogy (broadcast binary ops, oneflow/ops/broadcast_binary.cpp),
+sigmoid_grad, flow.count_not_finite (ops) and the compositions squared_difference, l2_normalize,
+polyval, broadcast_to_compatible_with, multi_count_not_finite and flow.diag, with OneFlow 0.3's
+arguments and defaults. The compositions need no kernel of their own; their
 gradients come from the ops they are built of."""
 import numbers
 
 import numpy as np
 
-from oneflow.framework import op_builder
+from oneflow.framework import dtypes, op_builder, shapes as shape_util
 from oneflow.framework.blob import LazyBlob, is_scalar
-from oneflow.ops import array_ops, math_ops, reduce_ops, shape_ops
+from oneflow.ops import array_ops, index_ops, math_ops, range_ops, reduce_ops, shape_ops
 
 
 def _sub_name(name, suffix):
@@ -101,3 +102,66 @@ def broadcast_to_compatible_with(x, compatible, name=None):
         return array_ops.identity(x, name=name)
     like = array_ops.constant(0, dtype=x.dtype, shape=target, name=_sub_name(name, "like"))
     return shape_ops.broadcast_like(x, like, name=name)
+
+
+def sigmoid_grad(y, dy, name=None):
+    """dy * y * (1 - y): the gradient of sigmoid's input given its output y and the gradient
+    dy of that output."""
+    op_builder.check_blob(y, "sigmoid_grad", "y")
+    op_builder.check_blob(dy, "sigmoid_grad", "dy")
+    return op_builder.add_single_output_op("sigmoid_grad", name, "SigmoidGrad",
+                                           {"y": y, "dy": dy}, output="dx")
+
+
+def count_not_finite(x, name=None):
+    """The number of NaN and infinite elements of the floating blob x, a (1,) int64 blob."""
+    op_builder.check_blob(x, "count_not_finite", "x")
+    return op_builder.add_single_output_op("count_not_finite", name, "CountNotFinite", {"x": x})
+
+
+def multi_count_not_finite(x=None, name=None):
+    """The number of NaN and infinite elements over the floating blobs of the list x, a (1,)
+    int64 blob."""
+    if not isinstance(x, (list, tuple)) or not x:
+        raise TypeError("multi_count_not_finite: x must be a non-empty list of blobs, got %r"
+                        % (x,))
+    counts = [count_not_finite(blob, name=_sub_name(name, str(index)))
+              for index, blob in enumerate(x)]
+    return counts[0] if len(counts) == 1 else math_ops.add_n(counts, name=name)
+
+
+def diag(input, diagonal=0, name=None):  # noqa: A002 - OneFlow's name
+    """torch.diag: a vector (n,) becomes the (n + |k|, n + |k|) matrix with it on diagonal k
+    (0: the main one, > 0 above it, < 0 below) and zeros elsewhere; a matrix (m, n) gives its
+    diagonal k as a vector. Differentiable in input."""
+    op_builder.check_blob(input, "diag", "input")
+    if not shape_util.is_int(diagonal):
+        raise TypeError("diag: diagonal must be an int, got %r" % (diagonal,))
+    k = int(diagonal)
+    index_type = dtypes.int64
+    if len(input.shape) == 1:
+        n = input.shape[0]
+        size = n + abs(k)
+        # Element i lands at row i (k >= 0) or i - k, column i + k or i: flat i * (size + 1)
+        # plus the offset of the diagonal's first element.
+        first = k if k >= 0 else -k * size
+        positions = range_ops.range(first, first + n * (size + 1), size + 1, dtype=index_type,
+                                    name=_sub_name(name, "positions"))
+        positions = array_ops.reshape(positions, (n, 1), name=_sub_name(name, "indices"))
+        flat = index_ops.scatter_nd(positions, input, (size * size,),
+                                    name=_sub_name(name, "scatter"))
+        return array_ops.reshape(flat, (size, size), name=name)
+    if len(input.shape) == 2:
+        m, n = input.shape
+        first = k if k >= 0 else -k * n
+        count = min(m, n - k) if k >= 0 else min(m + k, n)
+        if count <= 0:
+            raise ValueError("diag: diagonal %d is outside the matrix of shape %r"
+                             % (k, tuple(input.shape)))
+        positions = range_ops.range(first, first + count * (n + 1), n + 1, dtype=index_type,
+                                    name=_sub_name(name, "positions"))
+        flat = array_ops.reshape(input, (m * n,), name=_sub_name(name, "flat"))
+        return index_ops.gather(flat, positions, axis=0, name=name)
+    raise ValueError("diag: input must be a vector or a matrix, got shape %r"
+                     % (tuple(input.shape),))
+

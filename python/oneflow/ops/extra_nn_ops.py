@@ -1,6 +1,6 @@
 """flow.nn: moments, sparse_cross_entropy, softmax_grad, fused_bias_add_gelu,
-fused_bias_add_dropout, random_mask_like (an op, oneflow/ops/dropout.cpp), MarginRankingLoss and
-TripletMarginLoss; flow.keras.activations: gelu_grad and tanh_grad. OneFlow 0.3's names,
+fused_bias_add_dropout, random_mask_like (an op, oneflow/ops/dropout.cpp), MarginRankingLoss,
+TripletMarginLoss, PixelShuffle, PixelShufflev2 and flow.combined_margin_loss; flow.keras.activations: gelu_grad and tanh_grad. OneFlow 0.3's names,
 arguments and defaults. Everything but random_mask_like and the *_grad entry points is a
 composition of existing ops, whose gradient rules give the gradient."""
 import numbers
@@ -177,6 +177,55 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     loss = math_ops.subtract(positive_distance, negative_distance, name=name + "_difference")
     loss = math_ops.relu(math_ops.add(loss, margin, name=name + "_margin"), name=name + "_clip")
     return loss_ops._reduce(loss, reduction, name)
+
+
+def pixel_shufflev2(input, h_upscale_factor, w_upscale_factor, name=None):  # noqa: A002
+    """(B, C * h * w, H, W) -> (B, C, H * h, W * w): each group of h * w channels becomes an
+    h x w block of pixels (torch.nn.PixelShuffle with separate factors per axis)."""
+    op = "PixelShuffle"
+    op_builder.check_blob(input, op, "input")
+    factors = (h_upscale_factor, w_upscale_factor)
+    if not all(shapes.is_int(f) and f > 0 for f in factors):
+        raise ValueError("%s: upscale factors must be positive ints, got %r" % (op, factors))
+    if len(input.shape) != 4:
+        raise ValueError("%s: input must be (B, C, H, W), got shape %r" % (op, tuple(input.shape)))
+    batch, channel, height, width = input.shape
+    h, w = factors
+    if channel % (h * w) != 0:
+        raise ValueError("%s: the %d channels of input %r are not divisible by %d x %d"
+                         % (op, channel, tuple(input.shape), h, w))
+    out_channel = channel // (h * w)
+    blocks = array_ops.reshape(input, (batch, out_channel, h, w, height, width),
+                               name=_sub_name(name, "split"))
+    blocks = array_ops.transpose(blocks, (0, 1, 4, 2, 5, 3), name=_sub_name(name, "transpose"))
+    return array_ops.reshape(blocks, (batch, out_channel, height * h, width * w), name=name)
+
+
+def pixel_shuffle(input, upscale_factor, name=None):  # noqa: A002 - OneFlow's name
+    """torch.nn.PixelShuffle: (B, C * r * r, H, W) -> (B, C, H * r, W * r)."""
+    return pixel_shufflev2(input, upscale_factor, upscale_factor, name=name)
+
+
+def combined_margin_loss(x, label, m1=1, m2=0, m3=0, name=None):
+    """The logits of the margin losses of face recognition (ArcFace, CosFace, SphereFace):
+    x (N, classes) holds cosines; each row's label column becomes cos(m1 * acos(x) + m2) - m3,
+    the other columns stay. Differentiable in x."""
+    op = "combined_margin_loss"
+    op_builder.check_blob(x, op, "x")
+    index_ops._check_indices(label, op, "label")
+    if len(x.shape) != 2 or tuple(label.shape) != (x.shape[0],):
+        raise ValueError("%s: x must be (N, classes) and label (N,), got %r and %r"
+                         % (op, tuple(x.shape), tuple(label.shape)))
+    m1, m2, m3 = (_real(m, op, what) for m, what in ((m1, "m1"), (m2, "m2"), (m3, "m3")))
+    mask = index_ops.one_hot(label, x.shape[1], dtype=x.dtype, name=_sub_name(name, "mask"))
+    target = reduce_ops.reduce_sum(math_ops.multiply(x, mask), axis=1, keepdims=True,
+                                   name=_sub_name(name, "target"))
+    if m1 == 1.0 and m2 == 0.0:
+        margin = target - m3
+    else:
+        theta = math_ops.acos(target, name=_sub_name(name, "theta"))
+        margin = math_ops.cos(theta * m1 + m2, name=_sub_name(name, "cos")) - m3
+    return math_ops.add(x, math_ops.multiply(mask, margin - target), name=name)
 
 
 def gelu_grad(x, dy, name=None):

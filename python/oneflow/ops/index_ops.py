@@ -195,3 +195,50 @@ def argwhere(condition, dtype=None, name=None):
     out = outputs["out"][0]
     out.valid_rows = outputs["size"][0]
     return out
+
+
+def nonzero(a, name=None):
+    """The coordinates of the non-zero elements of `a` as a (rank, count) int32 blob: row i
+    holds their indices along axis i (argwhere transposed, numpy.nonzero stacked). Like
+    argwhere's result it can only be returned from the job."""
+    coordinates = argwhere(a, name=None if name is None else name + "-argwhere")
+    out = array_ops.transpose(coordinates.without_valid_rows(), (1, 0), name=name)
+    out.valid_rows, out.valid_axis = coordinates.valid_rows, 1
+    return out
+
+
+def dim_gather(input, dim, index, name=None):  # noqa: A002 - OneFlow's name
+    """torch.gather: out[i...] = input[i...] with axis `dim` indexed by index[i...]; index has
+    input's rank and, on every other axis, a size no larger than input's. The gradient of
+    input scatter-adds out's gradient back."""
+    op_builder.check_blob(input, "dim_gather", "input")
+    _check_indices(index, "dim_gather", "index")
+    rank = len(input.shape)
+    dim = _check_int(dim, "dim_gather", "dim")
+    if not -rank <= dim < rank:
+        raise ValueError("dim_gather: dim %d is out of range for input of shape %r"
+                         % (dim, tuple(input.shape)))
+    dim %= rank
+    if len(index.shape) != rank or any(
+            i > n for axis, (i, n) in enumerate(zip(index.shape, input.shape)) if axis != dim):
+        raise ValueError("dim_gather: index %r must have input's rank and, on every axis but "
+                         "dim=%d, a size no larger than input's %r"
+                         % (tuple(index.shape), dim, tuple(input.shape)))
+    from oneflow.ops import shape_ops
+
+    def sub(suffix):
+        return None if name is None else "%s-%s" % (name, suffix)
+
+    if any(i != n for axis, (i, n) in enumerate(zip(index.shape, input.shape)) if axis != dim):
+        input = shape_ops.slice_v2(input, [(None, None, None) if axis == dim else (0, i, 1)
+                                           for axis, i in enumerate(index.shape)], sub("crop"))
+    # The gathered axis last, every other axis a batch axis of a batch gather.
+    perm = [axis for axis in range(rank) if axis != dim] + [dim]
+    inverse = [perm.index(axis) for axis in range(rank)]
+    moved = perm != list(range(rank))
+    if moved:
+        input = array_ops.transpose(input, perm, name=sub("transpose_input"))
+        index = array_ops.transpose(index, perm, name=sub("transpose_index"))
+    out = batch_gather(input, index, rank - 1, rank - 1, None if moved else name)
+    return array_ops.transpose(out, inverse, name=name) if moved else out
+

@@ -267,6 +267,36 @@ def instance_normalization3d(x, eps=1e-05, affine=True, name=None):
     return _instance_norm(x, 5, eps, affine, name, "InstanceNorm3d")
 
 
+def group_normalization(x, num_groups=32, eps=1e-05, affine=True, name=None):
+    """flow.nn.GroupNorm (torch.nn.GroupNorm): x (N, C, ...) normalised per sample over each
+    group of C / num_groups consecutive channels and their spatial extent; affine adds
+    variables <name>_gamma (ones) and <name>_beta (zeros) of shape (1, C, 1), per channel."""
+    op = "GroupNorm"
+    op_builder.check_blob(x, op, "x")
+    if len(x.shape) < 3:
+        raise ValueError("%s: x must have at least 3 axes (N, C, ...), got shape %r"
+                         % (op, tuple(x.shape)))
+    channel = x.shape[1]
+    if not shapes.is_int(num_groups) or num_groups <= 0 or channel % num_groups != 0:
+        raise ValueError("%s: num_groups must be a positive divisor of the %d channels of x %r, "
+                         "got %r" % (op, channel, tuple(x.shape), num_groups))
+    session = op_builder.current_job()
+    name = session.scope.full_name(name) if name else session.scope.unique_name(op + "_")
+    grouped = array_ops.reshape(x, (x.shape[0], num_groups, -1), name=name + "-reshape")
+    normalized = _layer_norm_op(grouped, None, None, 2, 2, eps, name + "-layer_norm", op)
+    normalized = array_ops.reshape(normalized, (x.shape[0], channel, -1),
+                                   name=name + "-reshape_channels")
+    if affine:
+        gamma = variables.get_variable(name + "_gamma", shape=(1, channel, 1), dtype=x.dtype,
+                                       initializer=initializers.ones_initializer(),
+                                       trainable=True)
+        beta = variables.get_variable(name + "_beta", shape=(1, channel, 1), dtype=x.dtype,
+                                      initializer=initializers.zeros_initializer(),
+                                      trainable=True)
+        normalized = math_ops.add(math_ops.multiply(gamma, normalized), beta)
+    return array_ops.reshape(normalized, tuple(x.shape), name=name + "-reshape_back")
+
+
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """x * mask / (1 - rate), mask[i] = 0 with probability `rate`, a new mask each iteration
     (the backward pass uses the same mask). Identity in predict jobs and for rate 0. `seed`

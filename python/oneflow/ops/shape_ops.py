@@ -226,6 +226,69 @@ def slice_update(x, update, slice_tup_list, name=None):
         _slice_attrs(x.shape, slice_tup_list, "slice_update"), output="y")
 
 
+def _positive_steps(slice_tup_list, op):
+    for axis, entry in enumerate(slice_tup_list if isinstance(slice_tup_list, (list, tuple))
+                                 else ()):
+        if isinstance(entry, (list, tuple)) and len(entry) == 3 and entry[2] is not None \
+                and shapes.is_int(entry[2]) and entry[2] <= 0:
+            raise ValueError("%s: slice step of axis %d is %d; %s takes positive steps only"
+                             % (op, axis, entry[2], op))
+
+
+def logical_slice(x, slice_tup_list, name=None):
+    """x[start:stop:step, ...] of the logical blob, however it is split over devices (OneFlow
+    0.3's flow.experimental.logical_slice): one (start, stop, step) tuple per leading axis,
+    None or negative bounds resolved like Python slices, steps positive."""
+    op_builder.check_blob(x, "logical_slice", "x")
+    _positive_steps(slice_tup_list, "logical_slice")
+    if len(x.shape) == 0:
+        raise ValueError("logical_slice: cannot slice a 0-d blob")
+    return op_builder.add_single_output_op("slice", name, "LogicalSlice", {"x": x},
+                                           _slice_attrs(x.shape, slice_tup_list,
+                                                        "logical_slice"), output="y")
+
+
+def logical_slice_assign(x, value, slice_tup_list, name=None):
+    """Writes `value` into the slice slice_tup_list (as in logical_slice) of the variable x
+    (OneFlow 0.3's flow.experimental.logical_slice_assign). Like flow.assign: readers of x in
+    the same call see its old value, later calls the new one. Returns None."""
+    from oneflow.ops import variables
+
+    op_builder.check_blob(x, "logical_slice_assign", "x")
+    op_builder.check_blob(value, "logical_slice_assign", "value")
+    _positive_steps(slice_tup_list, "logical_slice_assign")
+    attrs = _slice_attrs(x.shape, slice_tup_list, "logical_slice_assign")
+    sliced = tuple(len(builtins.range(*bounds))
+                   for bounds in zip(attrs["start"], attrs["stop"], attrs["step"]))
+    if tuple(value.shape) != sliced:
+        raise ValueError("logical_slice_assign: value has shape %r but the slice %r of x %r has "
+                         "shape %r" % (tuple(value.shape), slice_tup_list, tuple(x.shape), sliced))
+    if value.dtype != x.dtype:
+        raise TypeError("logical_slice_assign: value is %s but x is %s"
+                        % (value.dtype.name, x.dtype.name))
+    updated = op_builder.add_single_output_op(
+        "slice_update", None if name is None else name + "-update", "LogicalSliceAssign",
+        {"x": x, "update": value}, attrs, output="y")
+    variables.assign(x, updated, name=name)
+
+
+def reverse(input, axis, name=None):  # noqa: A002 - OneFlow's name
+    """`input` with the order of its elements reversed along `axis` (an int or a list of
+    ints; negative counts from the end)."""
+    op_builder.check_blob(input, "reverse", "input")
+    rank = len(input.shape)
+    axes = [axis] if shapes.is_int(axis) else axis
+    if not isinstance(axes, (list, tuple)) or not all(shapes.is_int(a) for a in axes):
+        raise TypeError("reverse: axis must be an int or a list of ints, got %r" % (axis,))
+    tuples = [(None, None, None)] * rank
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValueError("reverse: axis %d is out of range for input of shape %r"
+                             % (a, tuple(input.shape)))
+        tuples[a % rank] = (None, None, -1)
+    return slice_v2(input, tuples, name=name)
+
+
 def _paddings(x, paddings, op):
     if not isinstance(paddings, (list, tuple)):
         raise ValueError("%s: paddings must be a list of (before, after) pairs, got %r"
@@ -299,6 +362,54 @@ def replication_pad2d(x, padding, name=None):
     return op_builder.add_single_output_op(
         "replication_pad2d", name, "ReplicationPad2d", {"x": x},
         {"padding": _padding_2d(x, padding, "replication_pad2d")}, output="y")
+
+
+def constant_pad2d(x, padding, constant_value=0, name=None):
+    """Pads H and W of an NCHW blob with constant_value; padding as in reflection_pad2d (an
+    int or [left, right, top, bottom], each >= 0)."""
+    op_builder.check_blob(x, "constant_pad2d", "x")
+    left, right, top, bottom = _padding_2d(x, padding, "constant_pad2d")
+    if min(left, right, top, bottom) < 0:
+        raise ValueError("constant_pad2d: padding must be >= 0, got %r" % (padding,))
+    return pad(x, [(0, 0), (0, 0), (top, bottom), (left, right)], constant_value, name=name)
+
+
+def same_padding(x, padding, data_format, kernel_size, strides, dilation_rate, name=None):
+    """Pads the spatial axes of x so that a convolution or pooling with this window, stride
+    and dilation gives ceil(size / stride) outputs (zeros). padding "SAME_UPPER" puts an odd
+    extra element at the end, "SAME_LOWER" at the beginning; data_format "NCHW"-like
+    (channels first) or "NHWC"-like (channels last)."""
+    op = "same_padding"
+    op_builder.check_blob(x, op, "x")
+    spatial = len(x.shape) - 2
+    if not isinstance(padding, str) or padding.upper() not in ("SAME_UPPER", "SAME_LOWER"):
+        raise ValueError("%s: padding must be 'SAME_UPPER' or 'SAME_LOWER', got %r"
+                         % (op, padding))
+    if not isinstance(data_format, str) or len(data_format) != len(x.shape) or \
+            not data_format.upper().startswith("N"):
+        raise ValueError("%s: data_format %r does not describe x of shape %r (e.g. 'NCHW' or "
+                         "'NHWC')" % (op, data_format, tuple(x.shape)))
+    channels_first = data_format.upper()[1] == "C"
+    arguments = []
+    for what, values in (("kernel_size", kernel_size), ("strides", strides),
+                         ("dilation_rate", dilation_rate)):
+        values = [values] * spatial if shapes.is_int(values) else values
+        if not isinstance(values, (list, tuple)) or len(values) != spatial or \
+                not all(shapes.is_int(v) and v > 0 for v in values):
+            raise ValueError("%s: %s must be a positive int or %d positive ints, got %r"
+                             % (op, what, spatial, values))
+        arguments.append([int(v) for v in values])
+    first = 2 if channels_first else 1
+    spatial_paddings = []
+    for axis, (k, s, d) in enumerate(zip(*arguments)):
+        size = x.shape[first + axis]
+        total = max((-(-size // s) - 1) * s + (k - 1) * d + 1 - size, 0)
+        small, large = total // 2, total - total // 2
+        spatial_paddings.append((small, large) if padding.upper() == "SAME_UPPER"
+                                else (large, small))
+    paddings = ([(0, 0)] * 2 + spatial_paddings if channels_first
+                else [(0, 0)] + spatial_paddings + [(0, 0)])
+    return pad(x, paddings, 0, name=name)
 
 
 def zeros(shape, dtype=None, name=None):
