@@ -2,7 +2,8 @@
 from oneflow.ops.layers import dense  # noqa: F401
 from oneflow.ops.norm_ops import (  # noqa: F401
     batch_normalization_add_relu, batch_normalization_relu,
-    layer_batch_normalization as batch_normalization, layer_norm,
+    layer_batch_normalization as batch_normalization, layer_norm, layer_norm_grad,
+    layer_norm_param_grad,
 )
 from oneflow.ops.conv_ops import (  # noqa: F401
     layers_conv1d as conv1d, layers_conv2d as conv2d, layers_conv3d as conv3d,

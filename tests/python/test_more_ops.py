@@ -324,3 +324,32 @@ def test_combined_margin_loss(m1, m2, m3):
 
     check_op(lambda t, labels: flow.combined_margin_loss(t, labels, m1=m1, m2=m2, m3=m3),
              reference, inputs=[x, label], weight_output=True)
+
+
+def test_layer_norm_grad_and_param_grad_match_torch_autograd():
+    rng = np.random.RandomState(10)
+    x = rng.uniform(-1, 1, size=(3, 4, 5))
+    dy = rng.uniform(-1, 1, size=x.shape)
+    gamma = rng.uniform(0.5, 1.5, size=(5,))
+    mean = x.reshape(3, -1).mean(axis=1)
+    inv_variance = 1.0 / np.sqrt(x.reshape(3, -1).var(axis=1) + 1e-5)
+    tx = torch.tensor(x, requires_grad=True)
+    (expected_dx,) = torch.autograd.grad(
+        torch.nn.functional.layer_norm(tx, (4, 5), eps=1e-5), tx, torch.from_numpy(dy))
+    dx = _build(lambda d, t, m, v: flow.layers.layer_norm_grad(d, t, m, v, begin_norm_axis=1),
+                dy, x, mean, inv_variance)
+    np.testing.assert_allclose(dx, expected_dx.numpy(), rtol=1e-9, atol=1e-12)
+
+    norm = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5)
+
+    @flow.global_function()
+    def param_grad(d: tp.Numpy.Placeholder(dy.shape, dtype=flow.float64),
+                   n: tp.Numpy.Placeholder(norm.shape, dtype=flow.float64),
+                   g: tp.Numpy.Placeholder(gamma.shape, dtype=flow.float64)
+                   ) -> typing.Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        return flow.layers.layer_norm_param_grad(d, n, g, begin_params_axis=-1)
+
+    normalized_diff, beta_diff, gamma_diff = param_grad(dy, norm, gamma)
+    np.testing.assert_allclose(normalized_diff, dy * gamma, rtol=1e-12)
+    np.testing.assert_allclose(beta_diff, dy.sum(axis=(0, 1)), rtol=1e-12)
+    np.testing.assert_allclose(gamma_diff, (dy * norm).sum(axis=(0, 1)), rtol=1e-12)

@@ -227,6 +227,48 @@ def layer_norm(inputs, center=True, scale=True, trainable=True, begin_norm_axis=
                           session.scope.full_name(name), "layer_norm")
 
 
+def layer_norm_grad(dy, x, mean, inv_variance, begin_norm_axis=1, name=None):
+    """flow.layers.layer_norm_grad: the gradient of layer norm's input x (without gamma) from
+    the gradient dy of its output and the row statistics mean and inv_variance (shape
+    x.shape[:begin_norm_axis])."""
+    op = "layer_norm_grad"
+    blobs = {"x": op_builder.check_blob(x, op, "x"), "dy": op_builder.check_blob(dy, op, "dy"),
+             "mean": op_builder.check_blob(mean, op, "mean"),
+             "inv_variance": op_builder.check_blob(inv_variance, op, "inv_variance")}
+    rank = len(x.shape)
+    if not shapes.is_int(begin_norm_axis) or not -rank <= begin_norm_axis < rank:
+        raise ValueError("%s: begin_norm_axis %r is out of range for x of shape %r"
+                         % (op, begin_norm_axis, tuple(x.shape)))
+    return op_builder.add_single_output_op(op, name, "LayerNormGrad", blobs,
+                                           {"begin_norm_axis": begin_norm_axis % rank},
+                                           output="dx")
+
+
+def layer_norm_param_grad(dy, norm, gamma, begin_params_axis=-1, name=None):
+    """flow.layers.layer_norm_param_grad: from the gradient dy of layer norm's output
+    norm * gamma + beta, returns (normalized_diff = dy * gamma, beta_diff = dy summed over the
+    axes before begin_params_axis, gamma_diff = dy * norm summed alike)."""
+    op = "layer_norm_param_grad"
+    for blob, what in ((dy, "dy"), (norm, "norm"), (gamma, "gamma")):
+        op_builder.check_blob(blob, op, what)
+    rank = len(dy.shape)
+    if not shapes.is_int(begin_params_axis) or not -rank <= begin_params_axis < rank:
+        raise ValueError("%s: begin_params_axis %r is out of range for dy of shape %r"
+                         % (op, begin_params_axis, tuple(dy.shape)))
+    begin = begin_params_axis % rank
+    if tuple(norm.shape) != tuple(dy.shape) or tuple(gamma.shape) != tuple(dy.shape[begin:]):
+        raise ValueError("%s: norm must have dy's shape %r and gamma its shape from axis %d %r; "
+                         "got %r and %r" % (op, tuple(dy.shape), begin, tuple(dy.shape[begin:]),
+                                            tuple(norm.shape), tuple(gamma.shape)))
+    sub = (lambda suffix: None) if name is None else (lambda suffix: "%s-%s" % (name, suffix))
+    axes = list(range(begin))
+    normalized_diff = math_ops.multiply(dy, gamma, name=sub("normalized_diff"))
+    beta_diff = math_ops.reduce_sum(dy, axes, name=sub("beta_diff"))
+    gamma_diff = math_ops.reduce_sum(math_ops.multiply(dy, norm, name=sub("dy_norm")), axes,
+                                     name=sub("gamma_diff"))
+    return normalized_diff, beta_diff, gamma_diff
+
+
 def _instance_norm(x, rank, eps, affine, name, op):
     op_builder.check_blob(x, op, "x")
     if len(x.shape) != rank:
