@@ -50,6 +50,9 @@ void ExitWithError(j_common_ptr info) {
   std::longjmp(manager->jump, 1);
 }
 
+// The largest image decoded: 2^28 pixels (16384 x 16384, 768 MiB as RGB).
+constexpr uint64_t kMaxImagePixels = uint64_t{1} << 28;
+
 // Warnings (a truncated but readable file, say) are not errors, as with OpenCV's decoder.
 void IgnoreMessage(j_common_ptr, int) {}
 
@@ -72,6 +75,16 @@ bool DecodeJpeg(std::string_view bytes, ColorSpace color_space, const ChooseWind
   jpeg_mem_src(&info, reinterpret_cast<const unsigned char*>(bytes.data()),
                static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
+  // A corrupt or hostile header can claim any size up to 65535 x 65535; refuse what would not
+  // fit in memory before allocating it.
+  if (static_cast<uint64_t>(info.image_width) * info.image_height > kMaxImagePixels) {
+    std::snprintf(message, JMSG_LENGTH_MAX,
+                  "the JPEG header claims %u x %u pixels, more than the %llu this decoder takes",
+                  info.image_width, info.image_height,
+                  static_cast<unsigned long long>(kMaxImagePixels));
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
   info.out_color_space = color_space == ColorSpace::kGray ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
   const int64_t channels = info.output_components;

@@ -47,7 +47,8 @@ OF_BINARY_FUNCTOR(LogicalOrFunctor, int8_t(x != T(0) || y != T(0)))
 #undef OF_BINARY_FUNCTOR
 
 // Python's floor division and modulo: the remainder takes the divisor's sign. Integer division
-// by zero gives 0 (as numpy, without its warning) instead of trapping.
+// by zero gives 0 (as numpy, without its warning) instead of trapping, and so does the lowest
+// value divided by -1 (it wraps, as in numpy).
 template <class M>
 struct FloorModFunctor {
   template <typename T>
@@ -56,6 +57,9 @@ struct FloorModFunctor {
       const T remainder = M::Fmod(x, y);
       return remainder != T(0) && ((remainder < T(0)) != (y < T(0))) ? remainder + y : remainder;
     } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (y == T(-1)) { return T(0); }  // (the lowest value % -1 traps on x86)
+      }
       const T safe_y = y == T(0) ? T(1) : y;
       const T remainder = x % safe_y;
       const T adjusted = remainder != T(0) && ((remainder < T(0)) != (safe_y < T(0)))
@@ -72,6 +76,11 @@ struct FloorDivFunctor {
     if constexpr (std::is_floating_point_v<T>) {
       return M::Floor(x / y);
     } else {
+      if constexpr (std::is_signed_v<T>) {
+        // -x; the lowest value wraps to itself as in numpy (its division by -1 traps on x86).
+        using U = std::make_unsigned_t<T>;
+        if (y == T(-1)) { return static_cast<T>(U(0) - static_cast<U>(x)); }
+      }
       const T safe_y = y == T(0) ? T(1) : y;
       const T quotient = x / safe_y;
       const T adjusted =

@@ -366,7 +366,11 @@ def get(path):
         has_meta = os.path.exists(os.path.join(directory, META_FILE))
         if has_data or has_meta:  # a folder with only `meta` lost its data: FileBackedValue says so
             values[entry] = FileBackedValue(directory, entry)
-    if values and not os.path.exists(os.path.join(path, DONE_FILE)):
+    if not os.path.exists(os.path.join(path, DONE_FILE)):
+        if not values:
+            raise ValueError(
+                "flow.checkpoint.get: %r is not a checkpoint: it has no variable folders "
+                "(<name>/%s) and no %r file" % (path, DATA_FILE, DONE_FILE))
         raise ValueError(
             "flow.checkpoint.get: checkpoint %r has no %r file: it was not saved completely "
             "(the save was interrupted or is still running)" % (path, DONE_FILE))

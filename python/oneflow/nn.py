@@ -9,7 +9,8 @@ from oneflow.ops.norm_ops import (  # noqa: F401
     nn_layer_norm as layer_norm,
 )
 from oneflow.ops.loss_ops import (  # noqa: F401
-    bce_loss as BCELoss, bce_with_logits_loss as BCEWithLogitsLoss, ctc_loss as CTCLoss,
+    bce_loss as BCELoss, bce_with_logits_loss as BCEWithLogitsLoss, ctc_greedy_decoder,
+    ctc_loss as CTCLoss,
     kl_div_loss as KLDivLoss, l1_loss as L1Loss, logsoftmax, mse_loss as MSELoss,
     sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
 )

@@ -2,7 +2,10 @@
 against torch.nn.functional.ctc_loss for every reduction, both dtypes, blank first and last,
 repeated labels, impossible alignments with and without zero_infinity; the float64 gradient
 through log_softmax against finite differences with the shared checker (which also runs every
-SBP signature on 2-4 devices); and the errors, at trace time and at run time."""
+SBP signature on 2-4 devices); and the errors, at trace time and at run time. Also
+flow.nn.ctc_greedy_decoder (op ctc_greedy_decoder) against a NumPy best-path decoder."""
+import typing
+
 import numpy as np
 import pytest
 import torch
@@ -339,3 +342,77 @@ def test_run_time_error_names_the_logical_element_when_split():
         split_job(log_probs, targets, np.array([5, 5, 5, 9], np.int32),
                   np.array([1, 1, 1, 1], np.int32))
     flow.clear_default_session()
+
+
+def numpy_greedy_decode(log_probs, input_lengths, merge_repeated):
+    """Best path per element: argmax per step, repeats merged, the last class (blank) dropped."""
+    steps, batch, classes = log_probs.shape
+    decoded = np.zeros((batch, steps), np.int64)
+    neg_sum = np.zeros((batch, 1), log_probs.dtype)
+    for b in range(batch):
+        best = log_probs[:int(input_lengths[b]), b].argmax(axis=1)
+        neg_sum[b, 0] = -log_probs[np.arange(len(best)), b, best].sum()
+        kept = [c for t, c in enumerate(best)
+                if c != classes - 1 and not (merge_repeated and t > 0 and best[t - 1] == c)]
+        decoded[b, :len(kept)] = kept
+    return decoded, neg_sum
+
+
+def _greedy_job(shape, length_dtype, merge_repeated, devices=1, dtype=flow.float32):
+    flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
+
+    @flow.global_function()
+    def decode(log_probs: tp.Numpy.Placeholder(shape, dtype=dtype),
+               lengths: tp.Numpy.Placeholder((shape[1],), dtype=length_dtype)
+               ) -> typing.Tuple[tp.Numpy, tp.Numpy]:
+        with flow.scope.placement("cpu", "0:0-%d" % (devices - 1)):
+            return flow.nn.ctc_greedy_decoder(
+                log_probs.with_distribute(flow.distribute.split(1)),
+                lengths.with_distribute(flow.distribute.split(0)), merge_repeated=merge_repeated)
+
+    return decode
+
+
+def test_ctc_greedy_decoder_oneflow_example():
+    log_probs = np.array([
+        [[-1.54, -1.20, -1.95, -1.65, -1.81], [-1.84, -1.74, -1.58, -1.55, -1.12]],
+        [[-1.68, -1.48, -1.89, -1.30, -2.07], [-1.13, -1.45, -1.24, -1.61, -1.66]],
+        [[-1.56, -1.40, -2.83, -1.67, -1.48], [-1.20, -2.01, -2.05, -1.95, -1.24]],
+        [[-2.09, -1.76, -1.36, -1.67, -1.45], [-1.85, -1.48, -1.34, -2.16, -1.55]],
+    ], np.float32)
+    decoded, neg_sum_logits = _greedy_job(log_probs.shape, flow.int64, True)(
+        log_probs, np.array([4, 4], np.int64))
+    np.testing.assert_array_equal(decoded, [[1, 3, 1, 2], [0, 2, 0, 0]])
+    np.testing.assert_allclose(neg_sum_logits, [[5.26], [4.79]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("merge_repeated", [True, False])
+@pytest.mark.parametrize("devices", [1, 3])
+def test_ctc_greedy_decoder_matches_numpy(merge_repeated, devices):
+    rng = np.random.RandomState(4)
+    steps, batch, classes = 12, 5, 4  # few classes: many repeats and blanks
+    log_probs = np.log(rng.dirichlet(np.ones(classes), size=(steps, batch))).astype(np.float64)
+    lengths = np.array([12, 0, 7, 1, 10], np.int32)
+    decode = _greedy_job(log_probs.shape, flow.int32, merge_repeated, devices, flow.float64)
+    decoded, neg_sum = decode(log_probs, lengths)
+    expected_decoded, expected_neg_sum = numpy_greedy_decode(log_probs, lengths, merge_repeated)
+    np.testing.assert_array_equal(decoded, expected_decoded)
+    np.testing.assert_allclose(neg_sum, expected_neg_sum, rtol=1e-12)
+
+
+def test_ctc_greedy_decoder_errors():
+    decode = _greedy_job((3, 2, 4), flow.int32, True, devices=2)
+    with pytest.raises(ValueError, match=r"ctc_greedy_decoder \(op '.*'\): input_lengths\[1\] "
+                                         r"= 4 is out of range \[0, 3\]"):
+        decode(np.zeros((3, 2, 4), np.float32), np.array([3, 4], np.int32))
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def bad(log_probs: tp.Numpy.Placeholder((3, 2, 4)),
+            lengths: tp.Numpy.Placeholder((3,), dtype=flow.int32)) -> tp.Numpy:
+        return flow.nn.ctc_greedy_decoder(log_probs, lengths)[0]
+
+    with pytest.raises(ValueError, match=r"input_lengths must have shape \(2,\)"):
+        bad(np.zeros((3, 2, 4), np.float32), np.zeros(3, np.int32))
+

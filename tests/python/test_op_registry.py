@@ -56,6 +56,7 @@ CHECKER_CASES.update({
                                           "sparse_softmax_cross_entropy_with_logits"),
     "ctc_loss": ("test_ctc_loss.py", "flow.nn.CTCLoss"),
     "ctc_loss_grad": ("test_ctc_loss.py", "ctc_loss_grad"),
+    "ctc_greedy_decoder": ("test_ctc_loss.py", "flow.nn.ctc_greedy_decoder"),
     "bias_add": ("test_bias_add.py", "flow.nn.bias_add"),
     "matmul": ("test_matmul.py", "flow.matmul"),
     "transpose": ("test_transpose.py", "flow.transpose"),

@@ -138,3 +138,22 @@ def test_non_trainable_variable_is_not_updated(sgd):
     frozen, trained = read()
     np.testing.assert_array_equal(frozen, [1.0, 1.0])
     np.testing.assert_allclose(trained, [0.5, 0.5], rtol=1e-6)
+
+
+@pytest.mark.parametrize("second", ["assign", "train"])
+def test_a_variable_written_twice_in_one_job_is_a_clear_error(second):
+    flow.clear_default_session()
+
+    @flow.global_function(type="train" if second == "train" else "predict")
+    def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(4,), initializer=flow.zeros_initializer())
+        flow.assign(w, x)
+        if second == "assign":
+            flow.assign(w, x + 1)
+        else:
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
+                flow.math.reduce_sum(w * x))
+        return x
+
+    with pytest.raises(ValueError, match=r"'w' is written in place by two ops"):
+        job(np.ones(4, np.float32))

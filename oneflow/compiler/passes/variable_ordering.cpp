@@ -1,15 +1,29 @@
 // Pass "variable_ordering": an op that updates a blob in place (an optimizer's model, the step
 // counter) must run after every other reader of that blob in the same iteration. Adds control
 // inputs from each reader to the updating op. Since a variable's register count is 1, the next
-// iteration's readers in turn wait for the update.
+// iteration's readers in turn wait for the update. Two in-place writers of one blob in a job
+// (two flow.assign, or an assign to a variable the optimizer trains) are refused: each would
+// have to run after the other.
 #include <algorithm>
 
+#include "oneflow/common/error.h"
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/framework/op_registry.h"
 #include "oneflow/job/job_graph.h"
 
 namespace oneflow {
 namespace {
+
+// Whether `op` updates the blob `lbn` in place (takes it as a mutable input).
+bool UpdatesInPlace(const OperatorConf& op, const std::string& lbn) {
+  for (const std::string& argument : OpRegistry::Instance().Get(op.op_type()).mutable_inputs) {
+    auto it = op.input().find(argument);
+    if (it == op.input().end()) { continue; }
+    const auto& lbns = it->second.value();
+    if (std::find(lbns.begin(), lbns.end(), lbn) != lbns.end()) { return true; }
+  }
+  return false;
+}
 
 class VariableOrderingPass final : public Pass {
  public:
@@ -26,6 +40,14 @@ class VariableOrderingPass final : public Pass {
         for (const std::string& lbn : it->second.value()) {
           for (const std::string& reader : graph.Consumers(lbn)) {
             if (reader == op.name()) { continue; }
+            if (UpdatesInPlace(graph.Op(reader), lbn)) {
+              throw Error(ErrorKind::kValue)
+                  << "job '" << snapshot.job_conf().job_name() << "': '" << graph.Producer(lbn)
+                  << "' is written in place by two ops, '" << op.name() << "' ("
+                  << op.op_type() << ") and '" << reader << "' (" << graph.Op(reader).op_type()
+                  << "); a variable takes one writer per job (one flow.assign or "
+                  << "logical_slice_assign, and none on a variable the optimizer updates)";
+            }
             OperatorConf& updater = job.MutableOp(op.name());
             const auto& controls = updater.control_input();
             if (std::find(controls.begin(), controls.end(), reader) == controls.end()) {

@@ -1,4 +1,6 @@
 """oneflow.config: session options, read when the session starts (cleared with the session)."""
+import os
+
 from oneflow.config import collective_boxing  # noqa: F401
 
 
@@ -54,8 +56,19 @@ def enable_debug_mode(value=True):
     _config().debug_mode = bool(value)
 
 
+# More compute threads per device than this would only oversubscribe the cores; tens of
+# thousands exhaust the process's thread limit.
+_MAX_COMPUTE_THREADS = 1024
+
+
 def compute_thread_pool_size(value):
-    _config().compute_threads = _positive_int(value, "compute_thread_pool_size")
+    """Compute threads per CPU device (kernels' ParallelFor and BLAS), at most 1024."""
+    threads = _positive_int(value, "compute_thread_pool_size")
+    if threads > _MAX_COMPUTE_THREADS:
+        raise ValueError("compute_thread_pool_size: %d threads per device is more than the %d "
+                         "allowed (this machine has %d cores)"
+                         % (threads, _MAX_COMPUTE_THREADS, os.cpu_count() or 1))
+    _config().compute_threads = threads
 
 
 def collect_act_event(value=True):

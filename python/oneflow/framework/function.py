@@ -384,15 +384,33 @@ def trace(session, desc):
     optimizer.finish_training(session, desc)
 
 
+def _converted(desc, parameter_name, placeholder, array, expected_dtype):
+    """An array of another dtype converted to the placeholder's, as OneFlow 0.3 did (its
+    pybind11 copy cast any array), for conversions of numpy's same kind: ints and bools to
+    floats, float64 to float32 (rounded), ints to ints whose values fit. Floats to ints, which
+    would truncate, and out-of-range ints raise."""
+    if not np.can_cast(array.dtype, expected_dtype, casting="same_kind"):
+        raise TypeError(
+            "job %r, argument %r: expected dtype %s, got %s, which does not convert to it "
+            "without loss (pass an array of dtype %s)"
+            % (desc.name, parameter_name, placeholder.dtype.name, array.dtype, expected_dtype))
+    if expected_dtype.kind in "iu" and array.dtype.kind in "iu" and array.size:
+        limits = np.iinfo(expected_dtype)
+        if array.min() < limits.min or array.max() > limits.max:
+            raise ValueError(
+                "job %r, argument %r: expected dtype %s, got %s with values in [%d, %d], "
+                "outside %s's range [%d, %d]"
+                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype, array.min(),
+                   array.max(), placeholder.dtype.name, limits.min, limits.max))
+    return array.astype(expected_dtype)
+
+
 def _checked_array(desc, parameter_name, placeholder, value, bound=None):
     """`bound`: the shape a mirrored placeholder declared (an upper bound), for the message."""
     array = np.asarray(value)
-    expected_dtype = placeholder.dtype.numpy_dtype
+    expected_dtype = np.dtype(placeholder.dtype.numpy_dtype)
     if array.dtype != expected_dtype:
-        raise TypeError(
-            "job %r, argument %r: expected dtype %s, got %s"
-            % (desc.name, parameter_name, placeholder.dtype.name, array.dtype)
-        )
+        array = _converted(desc, parameter_name, placeholder, array, expected_dtype)
     if tuple(array.shape) != tuple(placeholder.shape):
         if bound is not None:
             raise ValueError(

@@ -217,15 +217,16 @@ def combined_margin_loss(x, label, m1=1, m2=0, m3=0, name=None):
         raise ValueError("%s: x must be (N, classes) and label (N,), got %r and %r"
                          % (op, tuple(x.shape), tuple(label.shape)))
     m1, m2, m3 = (_real(m, op, what) for m, what in ((m1, "m1"), (m2, "m2"), (m3, "m3")))
-    mask = index_ops.one_hot(label, x.shape[1], dtype=x.dtype, name=_sub_name(name, "mask"))
-    target = reduce_ops.reduce_sum(math_ops.multiply(x, mask), axis=1, keepdims=True,
-                                   name=_sub_name(name, "target"))
+    rows = array_ops.reshape(label, (x.shape[0], 1), name=_sub_name(name, "rows"))
+    target = index_ops.gather(x, rows, batch_dims=1, name=_sub_name(name, "target"))
     if m1 == 1.0 and m2 == 0.0:
         margin = target - m3
     else:
         theta = math_ops.acos(target, name=_sub_name(name, "theta"))
         margin = math_ops.cos(theta * m1 + m2, name=_sub_name(name, "cos")) - m3
-    return math_ops.add(x, math_ops.multiply(mask, margin - target), name=name)
+    # where, not x + mask * (margin - target): a NaN or inf stays in its own column.
+    mask = index_ops.one_hot(label, x.shape[1], dtype=dtypes.int8, name=_sub_name(name, "mask"))
+    return math_ops.where(mask, margin, x, name=name)
 
 
 def gelu_grad(x, dy, name=None):

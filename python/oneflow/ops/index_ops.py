@@ -3,6 +3,7 @@ and the unsorted segment sums (flow.math.unsorted_segment_sum, _like, unsorted_b
 
 Index blobs are int32 or int64. Indices are checked while the job runs: one out of range raises
 a ValueError naming the op, the index, its position and the valid range."""
+import math
 import numbers
 
 import numpy as np
@@ -115,6 +116,15 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=None, name=N
     return array_ops.transpose(out, perm, name=name)
 
 
+def _integral_bound(value, rounding, limits):
+    """A clip bound for an integer dtype: rounded inward (rounding), clamped to its range."""
+    if not isinstance(value, (numbers.Integral, np.integer)):
+        if math.isinf(value):
+            return limits.max if value > 0 else limits.min
+        value = rounding(value)
+    return min(max(int(value), limits.min), limits.max)
+
+
 def clip_by_value(values, min_value=None, max_value=None, name=None):
     """min(max(values, min_value), max_value), either bound optional; the gradient is zero
     where a value was clipped."""
@@ -125,10 +135,21 @@ def clip_by_value(values, min_value=None, max_value=None, name=None):
         if value is not None and (not isinstance(value, (numbers.Real, np.number))
                                   or isinstance(value, bool)):
             raise TypeError("clip_by_value: %s must be a real number, got %r" % (what, value))
+    for value, what in ((min_value, "min_value"), (max_value, "max_value")):
+        if value is not None and value != value:
+            raise ValueError("clip_by_value: %s is NaN" % what)
     if min_value is not None and max_value is not None and min_value > max_value:
         raise ValueError("clip_by_value: min_value %r is greater than max_value %r"
                          % (min_value, max_value))
     floating = values.dtype in _FLOATING
+    if not floating:
+        # An integer blob's bounds are the integers inside [min_value, max_value], within the
+        # dtype's range (a bound beyond it clips nothing).
+        limits = np.iinfo(values.dtype.numpy_dtype)
+        if min_value is not None:
+            min_value = _integral_bound(min_value, math.ceil, limits)
+        if max_value is not None:
+            max_value = _integral_bound(max_value, math.floor, limits)
     attrs = {
         "has_min": min_value is not None,
         "has_max": max_value is not None,

@@ -66,6 +66,9 @@ def truncated_normal(stddev=1.0):
 def variance_scaling_initializer(
     scale=1.0, mode="fan_in", distribution="truncated_normal", data_format="", seed=None
 ):
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
+        raise ValueError("variance_scaling_initializer: scale must be a positive number, got %r"
+                         % (scale,))
     if mode not in _MODES:
         raise ValueError("variance_scaling_initializer: mode must be one of %s" % sorted(_MODES))
     if distribution not in _DISTRIBUTIONS:

@@ -17,6 +17,9 @@ def dense(
     op_builder.check_blob(inputs, "dense", "inputs")
     if not isinstance(units, int) or units <= 0:
         raise ValueError("dense: units must be a positive int, got %r" % (units,))
+    if activation is not None and not callable(activation):
+        raise TypeError("dense: activation must be a callable such as flow.nn.relu, or None, "
+                        "got %r" % (activation,))
     in_shape = inputs.shape
     if len(in_shape) < 2:
         raise ValueError("dense: inputs must have at least 2 dims, got shape %r" % (in_shape,))

@@ -1,9 +1,9 @@
 """Losses and log-softmax: flow.nn.softmax_cross_entropy_with_logits,
 sigmoid_cross_entropy_with_logits, logsoftmax, MSELoss, L1Loss, BCELoss, BCEWithLogitsLoss,
-KLDivLoss, CTCLoss (also flow.ctc_loss) and flow.smooth_l1_loss, with OneFlow 0.3's names,
+KLDivLoss, CTCLoss (also flow.ctc_loss), flow.nn.ctc_greedy_decoder and flow.smooth_l1_loss, with OneFlow 0.3's names,
 arguments and defaults. The fused ones are ops (oneflow/ops/losses.cpp, log_softmax in
 softmax.cpp, ctc_loss.cpp); the others are exact compositions of elementwise ops and a
-reduction."""
+reduction (ctc_greedy_decoder: oneflow/ops/ctc_greedy_decoder.cpp)."""
 import numbers
 
 from oneflow.framework import dtypes, op_builder, shapes
@@ -204,3 +204,20 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             name=name + "_clip_by_value")
         loss = math_ops.divide(loss, lengths, name=name + "_div")
     return _reduce(loss, reduction, name)
+
+
+def ctc_greedy_decoder(log_probs, input_lengths, merge_repeated=True, name=None):
+    """Best-path decoding of time-major log-probabilities log_probs (T, N, C): the most likely
+    class at each of the first input_lengths[b] steps, repeats merged (merge_repeated) and the
+    blank, the last class C - 1, dropped (TensorFlow's convention, unlike CTCLoss's blank=0
+    default). Returns (decoded (N, T) int64, zero-padded; neg_sum_logits (N, 1), minus the sum
+    of the chosen log-probabilities)."""
+    op = "ctc_greedy_decoder"
+    op_builder.check_blob(log_probs, op, "log_probs")
+    op_builder.check_blob(input_lengths, op, "input_lengths")
+    if not isinstance(merge_repeated, bool):
+        raise TypeError("%s: merge_repeated must be a bool, got %r" % (op, merge_repeated))
+    outputs = op_builder.add_op(op, op_builder.op_name(name, "CTCGreedyDecode"),
+                                {"log_probs": log_probs, "input_lengths": input_lengths},
+                                {"merge_repeated": merge_repeated})
+    return outputs["decoded"][0], outputs["neg_sum_logits"][0]

@@ -1,5 +1,7 @@
 """flow.math ops: the unary math family, binary ops with numpy broadcasting and python scalars
 on either side, comparisons, logical ops, where, and the blob operators built on them."""
+import numpy as np
+
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework.blob import LazyBlob, is_scalar
@@ -14,6 +16,11 @@ _FLOATING = (dtypes.float32, dtypes.float64)
 
 
 def _scalar_op(op_type, x, operand, name=None):
+    if x.dtype.numpy_dtype.kind in "iu":
+        limits = np.iinfo(x.dtype.numpy_dtype)
+        if not limits.min <= operand <= limits.max:
+            raise ValueError("%s: the scalar %r does not fit %s's range [%d, %d] of %s"
+                             % (op_type, operand, x.dtype.name, limits.min, limits.max, x.lbn))
     return op_builder.add_single_output_op(
         op_type, name, "ScalarOp", {"in": x}, {"operand": float(operand)}
     )

@@ -208,6 +208,9 @@ class PolynomialScheduler(_StepsScheduler):
         super().__init__(base_lr, steps, warmup)
         self.end_learning_rate = _number(end_learning_rate, "PolynomialScheduler: end_learning_rate")
         self.power = _number(power, "PolynomialScheduler: power")
+        if self.power < 0:
+            raise ValueError("PolynomialScheduler: power must be >= 0 (a negative power makes "
+                             "the rate infinite at the end of the decay), got %r" % (power,))
         self.cycle = _bool(cycle, "PolynomialScheduler: cycle")
 
     def _decay_attrs(self):
@@ -328,6 +331,14 @@ def _patterns(patterns, what):
     return list(patterns)
 
 
+def _variable_names(variables, optimizer):
+    if isinstance(variables, str) or not isinstance(variables, (list, tuple)) or \
+            not all(isinstance(v, str) for v in variables):
+        raise TypeError("%s: variables must be a list of variable names (or a function giving "
+                        "one), got %r" % (optimizer, variables))
+    return list(variables)
+
+
 class Optimizer:
     """What every optimizer has: a schedule, clipping, loss scaling, the variables it trains, and
     minimize(loss). Subclasses set `update_op` and return its hyper-parameters from _update()."""
@@ -357,11 +368,11 @@ class Optimizer:
                             "static_loss_scale(...) or dynamic_loss_scale(...), got %r"
                             % (name, loss_scale_policy))
         self.loss_scale_policy = loss_scale_policy
-        if variables is not None:
-            if isinstance(variables, str) or not all(isinstance(v, str) for v in variables):
-                raise TypeError("%s: variables must be a list of variable names, got %r"
-                                % (name, variables))
-            variables = list(variables)
+        self._variables_fn = None
+        if callable(variables):  # OneFlow 0.3: a function giving the names when minimize runs
+            self._variables_fn, variables = variables, None
+        elif variables is not None:
+            variables = _variable_names(variables, name)
         self.variables = variables
         self.weight_decay = None
         self.weight_decay_includes = []
@@ -385,6 +396,8 @@ class Optimizer:
         return self.update_op
 
     def _conf(self):
+        if self._variables_fn is not None:  # called while minimize traces the job
+            self.variables = _variable_names(self._variables_fn(), type(self).__name__)
         return {
             "update_op": self._update_op(),
             "update_attrs": self._update(),

@@ -2,7 +2,10 @@
 start, start + delta, ... below limit (above it for a negative delta) as a 1-D blob. With one
 number it is the limit and start is 0. dtype is required, as in OneFlow 0.3; integer dtypes
 need integer arguments (exact), float dtypes take any numbers. Op: oneflow/ops/range.cpp."""
+import math
 import numbers
+
+import numpy as np
 
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
@@ -26,9 +29,23 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
                                 % (what, dtype.name, value))
     if delta == 0:
         raise ValueError("flow.range: delta must not be 0")
-    if not (limit - start) / delta > 0:
+    if integral:
+        count = max(0, -(-(limit - start) // delta))  # exact, Python ints
+    else:
+        span = (limit - start) / delta
+        count = 0 if not span > 0 else math.ceil(span) if math.isfinite(span) else math.inf
+    if count == 0:
         raise ValueError("flow.range: (start, limit, delta) = (%r, %r, %r) gives no element"
                          % (start, limit, delta))
+    if not count < 2 ** 40:
+        raise ValueError("flow.range: (start, limit, delta) = (%r, %r, %r) gives %s elements, "
+                         "too many" % (start, limit, delta, count))
+    if integral:
+        limits = np.iinfo(dtype.numpy_dtype)
+        last = start + (count - 1) * delta
+        if not (limits.min <= start <= limits.max and limits.min <= last <= limits.max):
+            raise ValueError("flow.range: the values from %d to %d do not fit %s's range "
+                             "[%d, %d]" % (start, last, dtype.name, limits.min, limits.max))
     attrs = {"dtype": dtype.value}
     if integral:
         attrs.update(integer_start=int(start), integer_limit=int(limit), integer_delta=int(delta))

@@ -1,0 +1,122 @@
+"""Values at the edges that used to crash, wrap or hang: integer division of the lowest value by
+-1, integer scalars and clip bounds beyond the dtype, flow.range beyond its dtype or int64,
+NaN in combined_margin_loss, huge compute thread pools, JPEG headers claiming huge images, and
+bad optimizer / initializer / checkpoint arguments. Each gives the numpy result or a clear
+error."""
+import io
+
+import numpy as np
+import pytest
+
+import oneflow as flow
+import oneflow.typing as tp
+from op_checker import run_op
+
+
+def _build(fn, *arrays):
+    return run_op(fn, list(arrays), train=False)[0]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_floordiv_and_mod_of_the_lowest_value_by_minus_one_wrap_as_numpy(dtype):
+    x = np.array([np.iinfo(dtype).min, -7, 7, 0], dtype)
+    y = np.full(4, -1, dtype)
+    with np.errstate(over="ignore"):
+        expected_div, expected_mod = x // y, x % y
+    np.testing.assert_array_equal(_build(flow.math.floordiv, x, y), expected_div)
+    np.testing.assert_array_equal(_build(flow.math.mod, x, y), expected_mod)
+    np.testing.assert_array_equal(_build(lambda a: flow.math.floordiv(a, -1), x), expected_div)
+
+
+def test_integer_scalar_beyond_the_dtype_is_an_error():
+    x = np.array([1, 2], np.int32)
+    with pytest.raises(ValueError, match=r"scalar_add: the scalar 1099511627776 does not fit "
+                                         r"int32's range"):
+        _build(lambda a: a + 2 ** 40, x)
+    with pytest.raises(ValueError, match="scalar_mul: the scalar .* does not fit int64's range"):
+        _build(lambda a: a * 2 ** 70, x.astype(np.int64))
+    np.testing.assert_array_equal(_build(lambda a: a + (2 ** 31 - 3), x), [2 ** 31 - 2, 2 ** 31 - 1])
+
+
+def test_clip_by_value_of_integers_uses_the_integers_inside_the_bounds():
+    x = np.array([1, -5, 127, -128], np.int8)
+    np.testing.assert_array_equal(_build(lambda a: flow.clip_by_value(a, 0, 300), x),
+                                  np.clip(x, 0, 127))
+    x32 = np.array([0, 1, 3, -9], np.int32)
+    np.testing.assert_array_equal(_build(lambda a: flow.clip(a, 0.5, 1.5), x32), [1, 1, 1, 1])
+    np.testing.assert_array_equal(
+        _build(lambda a: flow.clip_by_value(a, -2 ** 40, float("inf")), x32), x32)
+    with pytest.raises(ValueError, match="clip_by_value: max_value is NaN"):
+        _build(lambda a: flow.clip_by_value(a, 0, float("nan")), x32)
+
+
+def test_range_beyond_its_dtype_is_an_error_and_huge_steps_work():
+    with pytest.raises(ValueError, match=r"values from 0 to 299 do not fit int8's range"):
+        _build(lambda a: flow.range(0, 300, 1, dtype=flow.int8), np.zeros(1, np.float32))
+    with pytest.raises(ValueError, match="too many"):
+        _build(lambda a: flow.range(0.0, 1e30, 1.0, dtype=flow.float32), np.zeros(1, np.float32))
+    out = _build(lambda a: flow.range(0, 5, 2 ** 63 - 1, dtype=flow.int64), np.zeros(1, np.float32))
+    np.testing.assert_array_equal(out, [0])
+
+
+def test_combined_margin_loss_keeps_nan_in_its_column():
+    x = np.array([[0.3, np.nan, 0.2], [0.1, 0.2, np.inf]], np.float32)
+    label = np.array([0, 1], np.int32)
+    out = _build(lambda t, l: flow.combined_margin_loss(t, l, m2=0.5), x, label)
+    expected = x.copy()
+    expected[0, 0] = np.cos(np.arccos(0.3) + 0.5)
+    expected[1, 1] = np.cos(np.arccos(0.2) + 0.5)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_huge_compute_thread_pool_is_refused():
+    flow.clear_default_session()
+    with pytest.raises(ValueError, match="compute_thread_pool_size: 100000 threads per device"):
+        flow.config.compute_thread_pool_size(100000)
+    flow.clear_default_session()
+
+
+def test_jpeg_header_claiming_a_huge_image_is_refused():
+    image = pytest.importorskip("PIL.Image")
+    if not flow._oneflow_internal.image_decoding_available():
+        pytest.skip("built without libjpeg")
+    buffer = io.BytesIO()
+    image.fromarray(np.zeros((8, 8, 3), np.uint8), "RGB").save(buffer, format="JPEG")
+    data = bytearray(buffer.getvalue())
+    sof = data.index(b"\xff\xc0")  # baseline frame header: length(2) precision(1) h(2) w(2)
+    data[sof + 5:sof + 9] = (65500).to_bytes(2, "big") * 2
+    with pytest.raises(ValueError, match="claims 65500 x 65500 pixels"):
+        flow._oneflow_internal.decode_images([bytes(data)], "RGB", "test")
+
+
+def test_bad_initializer_scheduler_and_layer_arguments():
+    with pytest.raises(ValueError, match="variance_scaling_initializer: scale must be a positive"):
+        flow.variance_scaling_initializer(scale=-1.0)
+    with pytest.raises(ValueError, match="PolynomialScheduler: power must be >= 0"):
+        flow.optimizer.PolynomialScheduler(0.1, 100, power=-1.0)
+    with pytest.raises(TypeError, match="dense: activation must be a callable"):
+        _build(lambda a: flow.layers.dense(a, 4, activation="relu"), np.zeros((2, 3), np.float32))
+
+
+def test_checkpoint_get_of_a_folder_that_is_not_a_checkpoint(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(ValueError, match="is not a checkpoint"):
+        flow.checkpoint.get(str(tmp_path))
+
+
+def test_optimizer_variables_may_be_a_function_as_in_oneflow_03():
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        a = flow.get_variable("a", shape=(2,), initializer=flow.ones_initializer())
+        b = flow.get_variable("b", shape=(2,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_sum(a * x + b * x)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.5]),
+                           variables=lambda: ["a"]).minimize(loss)
+        return loss
+
+    job(np.ones(2, np.float32))
+    values = flow.get_all_variables()
+    np.testing.assert_allclose(values["a"].numpy(), [0.5, 0.5])
+    np.testing.assert_allclose(values["b"].numpy(), [1.0, 1.0])
