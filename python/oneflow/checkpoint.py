@@ -106,9 +106,9 @@ def _parse_text_message(text):
 def read_meta(meta_path, what):
     """(shape, dtype) from a `meta` file; ValueError naming `what` and the file otherwise."""
     try:
-        with open(meta_path) as f:
+        with open(meta_path, encoding="utf-8") as f:
             text = f.read()
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise ValueError("%s: cannot read checkpoint file %r: %s" % (what, meta_path, error))
     try:
         message = _parse_text_message(text)
@@ -118,6 +118,8 @@ def read_meta(meta_path, what):
         shape = tuple(int(dim) for dim in shapes[0].get("dim", []))
         if any(dim < 0 for dim in shape):
             raise ValueError("negative dimension in shape %r" % (shape,))
+        if np.prod(shape, dtype=object) >= 2 ** 48:
+            raise ValueError("shape %r has more elements than any variable can" % (shape,))
         data_types = message.get("data_type", [])
         if len(data_types) != 1 or isinstance(data_types[0], dict):
             raise ValueError("expected one 'data_type: kFloat' (or another OneFlow DataType)")

@@ -120,3 +120,65 @@ def test_optimizer_variables_may_be_a_function_as_in_oneflow_03():
     values = flow.get_all_variables()
     np.testing.assert_allclose(values["a"].numpy(), [0.5, 0.5])
     np.testing.assert_allclose(values["b"].numpy(), [1.0, 1.0])
+
+
+def test_constant_like_and_pad_values_beyond_an_integer_dtype():
+    x = np.array([1, 2], np.int32)
+    with pytest.raises(ValueError, match=r"constant_like: value 1099511627776 is out of range"):
+        _build(lambda a: flow.constant_like(a, 2 ** 40, dtype=flow.int32), x)
+    with pytest.raises(ValueError, match=r"pad: value 1.5 is not an integer, dtype is int32"):
+        _build(lambda a: flow.pad(a, [(1, 0)], constant_value=1.5), x)
+    with pytest.raises(ValueError, match=r"flow.constant: value nan is not an integer"):
+        _build(lambda a: flow.constant(float("nan"), dtype=flow.int32, shape=(2,)), x)
+
+
+def test_user_variable_named_like_an_optimizer_state_is_refused():
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+        clash = flow.get_variable("w-momentum", shape=(2,), trainable=False,
+                                  initializer=flow.constant_initializer(5.0))
+        loss = flow.math.reduce_sum(w * x + clash)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                           momentum=0.9).minimize(loss)
+        return loss
+
+    with pytest.raises(ValueError, match="'w-momentum' has the name of the optimizer's momentum "
+                                         "state of variable 'w'"):
+        job(np.ones(2, np.float32))
+
+
+def test_minimize_arguments():
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def twice(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_sum(w * x)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
+            [loss, loss])
+        return loss
+
+    with pytest.raises(ValueError, match="minimize: a loss is given twice"):
+        twice(np.ones(2, np.float32))
+    with pytest.raises(ValueError, match=r"weight_decay_excludes: '\[unclosed' is not a regular"):
+        flow.optimizer.AdamW(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                             weight_decay=0.1, weight_decay_excludes=["[unclosed"])
+
+
+def test_corrupt_checkpoint_meta_and_ofrecord_length(tmp_path):
+    from oneflow.framework import ofrecord_reader
+
+    variable = tmp_path / "ckpt" / "w"
+    variable.mkdir(parents=True)
+    (variable / "meta").write_bytes(b"\xff\xfe\x00garbage")
+    (variable / "out").write_bytes(b"\0" * 8)
+    (tmp_path / "ckpt" / "snapshot_done").write_text("")
+    with pytest.raises(ValueError, match="cannot read checkpoint file"):
+        flow.checkpoint.get(str(tmp_path / "ckpt"))["w"].numpy()
+    part = tmp_path / "part-0"
+    part.write_bytes((2 ** 62).to_bytes(8, "little") + b"abc")
+    with pytest.raises(ValueError, match=r"claims 4611686018427387904 bytes"):
+        list(ofrecord_reader.read_part(str(part)))

@@ -21,6 +21,7 @@
 #include <regex>
 #include <set>
 
+#include "oneflow/common/error.h"
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/framework/op_conf_util.h"
 #include "oneflow/framework/op_registry.h"
@@ -29,10 +30,16 @@ namespace oneflow {
 namespace {
 
 // A zero-initialised, non-trainable variable "<variable>-<suffix>" shaped like `variable`,
-// created once per job; returns its blob.
+// created once per job; returns its blob. A user's variable of that name is refused.
 std::string StateVariable(JobBuildContext& job, const OperatorConf& variable,
                           const std::string& suffix) {
   const std::string name = variable.name() + "-" + suffix;
+  if (job.HasOp(name) && job.Op(name).created_by_pass() != "optimizer") {
+    throw Error(ErrorKind::kValue)
+        << "job '" << job.job_name() << "': the variable '" << name << "' has the name of the "
+        << "optimizer's " << suffix << " state of variable '" << variable.name()
+        << "' (<variable>-<state>); rename it";
+  }
   if (!job.HasOp(name)) {
     OperatorConf state = OpConfBuilder("variable", name)
                              .Attr("shape", Shape(variable.attr().at("shape").shape_value()))

@@ -47,6 +47,7 @@ def read_part(path):
     """The serialized records of one part file, read as they are needed (a dataset need not fit
     in memory), checking its framing."""
     with open(path, "rb") as part:
+        size = os.fstat(part.fileno()).st_size
         offset = 0
         while True:
             header = part.read(_LENGTH.size)
@@ -55,8 +56,10 @@ def read_part(path):
             if len(header) < _LENGTH.size:
                 raise ValueError("OFRecord part %r: truncated length at byte %d" % (path, offset))
             (length,) = _LENGTH.unpack(header)
-            data = part.read(length) if length >= 0 else b""
-            if length < 0 or len(data) != length:
+            # A corrupt length is checked against the file before anything is allocated.
+            fits = 0 <= length <= size - offset - _LENGTH.size
+            data = part.read(length) if fits else b""
+            if not fits or len(data) != length:
                 raise ValueError("OFRecord part %r: record at byte %d claims %d bytes, %d left"
                                  % (path, offset, length, len(data)))
             yield data

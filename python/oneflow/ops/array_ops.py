@@ -39,19 +39,26 @@ def cast(x, dtype, name=None):
     return op_builder.add_single_output_op("cast", name, "Cast", {"in": x}, {"dtype": dtype.value})
 
 
+def check_value_fits(value, dtype, op):
+    """ValueError unless the number `value` is exactly representable in the integer dtype (any
+    value fits a floating one)."""
+    if dtype.numpy_dtype.kind not in "iu":
+        return
+    if not shapes.is_int(value) and (not np.isfinite(value) or value != int(value)):
+        raise ValueError("%s: value %r is not an integer, dtype is %s" % (op, value, dtype.name))
+    limits = np.iinfo(dtype.numpy_dtype)
+    if not limits.min <= int(value) <= limits.max:
+        raise ValueError("%s: value %r is out of range [%d, %d] of %s"
+                         % (op, value, limits.min, limits.max, dtype.name))
+
+
 def constant(value, dtype=None, shape=None, name=None):
     dtype = dtypes.check(dtype if dtype is not None else dtypes.float32, "constant dtype")
     shape = (1,) if shape is None else shapes.to_shape(shape, "flow.constant")
     if not isinstance(value, (numbers.Number, np.number)) or isinstance(value, (bool, complex)):
         raise TypeError("flow.constant: value must be a real scalar number, got %r" % (value,))
     is_floating = dtype in (dtypes.float32, dtypes.float64)
-    if not is_floating:
-        if not shapes.is_int(value) and value != int(value):
-            raise ValueError("flow.constant: value %r is not an integer, dtype is %s" % (value, dtype.name))
-        limits = np.iinfo(dtype.numpy_dtype)
-        if not limits.min <= int(value) <= limits.max:
-            raise ValueError("flow.constant: value %r is out of range [%d, %d] of %s"
-                             % (value, limits.min, limits.max, dtype.name))
+    check_value_fits(value, dtype, "flow.constant")
     attrs = {
         "dtype": dtype.value,
         "shape": shape,

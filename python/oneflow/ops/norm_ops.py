@@ -269,6 +269,16 @@ def layer_norm_param_grad(dy, norm, gamma, begin_params_axis=-1, name=None):
     return normalized_diff, beta_diff, gamma_diff
 
 
+def _channel_affine(normalized, channel, dtype, name):
+    """gamma * normalized + beta for (N, C, L) blobs, with variables <name>_gamma (ones) and
+    <name>_beta (zeros) of shape (1, C, 1)."""
+    gamma = variables.get_variable(name + "_gamma", shape=(1, channel, 1), dtype=dtype,
+                                   initializer=initializers.ones_initializer(), trainable=True)
+    beta = variables.get_variable(name + "_beta", shape=(1, channel, 1), dtype=dtype,
+                                  initializer=initializers.zeros_initializer(), trainable=True)
+    return math_ops.add(math_ops.multiply(gamma, normalized), beta)
+
+
 def _instance_norm(x, rank, eps, affine, name, op):
     op_builder.check_blob(x, op, "x")
     if len(x.shape) != rank:
@@ -280,14 +290,7 @@ def _instance_norm(x, rank, eps, affine, name, op):
                                                  name=name + "-reshape")
     normalized = _layer_norm_op(flat, None, None, 2, 2, eps, name + "-layer_norm", op)
     if affine:
-        channel = x.shape[1]
-        gamma = variables.get_variable(name + "_gamma", shape=(1, channel, 1), dtype=x.dtype,
-                                       initializer=initializers.ones_initializer(),
-                                       trainable=True)
-        beta = variables.get_variable(name + "_beta", shape=(1, channel, 1), dtype=x.dtype,
-                                      initializer=initializers.zeros_initializer(),
-                                      trainable=True)
-        normalized = math_ops.add(math_ops.multiply(gamma, normalized), beta)
+        normalized = _channel_affine(normalized, x.shape[1], x.dtype, name)
     if rank != 3:
         normalized = array_ops.reshape(normalized, tuple(x.shape), name=name + "-reshape_back")
     return normalized
@@ -329,13 +332,7 @@ def group_normalization(x, num_groups=32, eps=1e-05, affine=True, name=None):
     normalized = array_ops.reshape(normalized, (x.shape[0], channel, -1),
                                    name=name + "-reshape_channels")
     if affine:
-        gamma = variables.get_variable(name + "_gamma", shape=(1, channel, 1), dtype=x.dtype,
-                                       initializer=initializers.ones_initializer(),
-                                       trainable=True)
-        beta = variables.get_variable(name + "_beta", shape=(1, channel, 1), dtype=x.dtype,
-                                      initializer=initializers.zeros_initializer(),
-                                      trainable=True)
-        normalized = math_ops.add(math_ops.multiply(gamma, normalized), beta)
+        normalized = _channel_affine(normalized, channel, x.dtype, name)
     return array_ops.reshape(normalized, tuple(x.shape), name=name + "-reshape_back")
 
 

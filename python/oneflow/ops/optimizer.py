@@ -8,6 +8,7 @@ generic: it gives each trainable variable one update op, with the op's other mut
 optimizer-state variables "<variable>-<argument>".
 """
 import collections.abc
+import re
 import sys
 
 from oneflow.framework import op_builder, shapes
@@ -328,6 +329,12 @@ def _patterns(patterns, what):
     if not all(isinstance(p, str) for p in patterns):
         raise TypeError("%s must be a string or a list of strings (regular expressions), got %r"
                         % (what, patterns))
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise ValueError("%s: %r is not a regular expression (%s)"
+                             % (what, pattern, error)) from None
     return list(patterns)
 
 
@@ -430,6 +437,9 @@ class Optimizer:
         if desc.optimizer is not None:
             raise ValueError("optimizer.minimize() called twice in job %r; give several "
                              "optimizers to flow.optimizer.CombinedOptimizer" % desc.name)
+        if len({item.lbn for item in losses}) != len(losses):
+            raise ValueError("minimize: a loss is given twice in %r; give each loss once"
+                             % [item.lbn for item in losses])
         desc.optimizer = self
         desc.losses[:] = losses
 

@@ -313,6 +313,7 @@ def pad(x, paddings, constant_value=0, name=None):
     if not isinstance(constant_value, (numbers.Real, np.number)) or isinstance(constant_value, bool):
         raise TypeError("pad: constant_value must be a real number, got %r" % (constant_value,))
     floating = x.dtype in (dtypes.float32, dtypes.float64)
+    array_ops.check_value_fits(constant_value, x.dtype, "pad")
     attrs = {
         "padding_before": before,
         "padding_after": after,
@@ -425,6 +426,8 @@ def constant_like(like, value, dtype=None, name=None):
     op_builder.check_blob(like, "constant_like", "like")
     if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, bool):
         raise TypeError("constant_like: value must be a real number, got %r" % (value,))
+    array_ops.check_value_fits(value, like.dtype if dtype is None else dtypes.check(dtype),
+                               "constant_like")
     out = op_builder.add_single_output_op("constant_like", name, "ConstantLike", {"like": like},
                                           {"value": float(value)})
     if dtype is not None:
