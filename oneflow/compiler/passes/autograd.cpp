@@ -165,8 +165,10 @@ class AutogradPass final : public Pass {
       }
       if (!depends_on_variable.count(loss)) {
         throw Error(ErrorKind::kValue)
-            << "loss '" << loss << "' does not depend on any trainable variable, so there is "
-            << "nothing to train; create variables with flow.get_variable or flow.layers";
+            << "loss '" << loss << "' does not depend on any trainable variable through "
+            << "differentiable ops, so there is nothing to train (create variables with "
+            << "flow.get_variable or flow.layers; ops such as sort, argmax and comparisons "
+            << "have no gradient)";
       }
       needs_grad.insert(loss);
     }

@@ -247,8 +247,11 @@ def dim_gather(input, dim, index, name=None):  # noqa: A002 - OneFlow's name
                          % (tuple(index.shape), dim, tuple(input.shape)))
     from oneflow.ops import shape_ops
 
+    # Named after dim_gather, so that an index error of the gather below says where it is.
+    name = op_builder.op_name(name, "DimGather")
+
     def sub(suffix):
-        return None if name is None else "%s-%s" % (name, suffix)
+        return "%s-%s" % (name, suffix)
 
     if any(i != n for axis, (i, n) in enumerate(zip(index.shape, input.shape)) if axis != dim):
         input = shape_ops.slice_v2(input, [(None, None, None) if axis == dim else (0, i, 1)
@@ -260,6 +263,6 @@ def dim_gather(input, dim, index, name=None):  # noqa: A002 - OneFlow's name
     if moved:
         input = array_ops.transpose(input, perm, name=sub("transpose_input"))
         index = array_ops.transpose(index, perm, name=sub("transpose_index"))
-    out = batch_gather(input, index, rank - 1, rank - 1, None if moved else name)
+    out = batch_gather(input, index, rank - 1, rank - 1, sub("gather") if moved else name)
     return array_ops.transpose(out, inverse, name=name) if moved else out
 
