@@ -99,6 +99,7 @@ CHECKER_CASES.update({
     "square_sum": ("test_loss_scaling_and_clipping.py", "by_global_norm"),
     "global_norm_clip_factor": ("test_loss_scaling_and_clipping.py", "by_global_norm"),
     "assign": ("test_checkpoint.py", "flow.assign"),
+    "logical_slice_assign": ("test_more_ops.py", "logical_slice_assign"),
     "increment_counter": ("test_sgd.py", "PiecewiseConstantScheduler"),  # the train step
 })
 # normalization, dropout, softmax, losses

@@ -140,19 +140,46 @@ def test_non_trainable_variable_is_not_updated(sgd):
     np.testing.assert_allclose(trained, [0.5, 0.5], rtol=1e-6)
 
 
-@pytest.mark.parametrize("second", ["assign", "train"])
-def test_a_variable_written_twice_in_one_job_is_a_clear_error(second):
+def test_assignments_of_one_variable_run_in_the_order_made():
+    flow.clear_default_session()
+    flow.config.cpu_device_num(2)
+
+    @flow.global_function()
+    def write(x: tp.Numpy.Placeholder((4, 6))):
+        with flow.scope.placement("cpu", "0:0-1"):
+            w = flow.get_variable("w", shape=(4, 6), initializer=flow.zeros_initializer(),
+                                  distribute=flow.distribute.split(1))
+            flow.assign(w, x)
+            first_columns = flow.slice_v2(x, [(None, None, None), (0, 2, 1)])
+            flow.experimental.logical_slice_assign(w, first_columns * 10,
+                                                   [(None, None, None), (1, 6, 3)])
+            first_rows = flow.slice_v2(x, [(0, 2, 1)])
+            flow.experimental.logical_slice_assign(w, first_rows * 0 - 1, [(2, 4, 1)])
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0-1"):
+            return flow.identity(flow.get_variable("w", shape=(4, 6),
+                                                   initializer=flow.zeros_initializer(),
+                                                   distribute=flow.distribute.split(1)))
+
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    write(x)
+    expected = x.copy()
+    expected[:, 1:6:3] = x[:, :2] * 10
+    expected[2:4] = -1
+    np.testing.assert_array_equal(read(), expected)
+
+
+def test_assigning_a_trained_variable_is_a_clear_error():
     flow.clear_default_session()
 
-    @flow.global_function(type="train" if second == "train" else "predict")
+    @flow.global_function(type="train")
     def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
         w = flow.get_variable("w", shape=(4,), initializer=flow.zeros_initializer())
         flow.assign(w, x)
-        if second == "assign":
-            flow.assign(w, x + 1)
-        else:
-            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
-                flow.math.reduce_sum(w * x))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
+            flow.math.reduce_sum(w * x))
         return x
 
     with pytest.raises(ValueError, match=r"'w' is written in place by two ops"):

@@ -1,10 +1,11 @@
 // Pass "variable_ordering": an op that updates a blob in place (an optimizer's model, the step
 // counter) must run after every other reader of that blob in the same iteration. Adds control
 // inputs from each reader to the updating op. Since a variable's register count is 1, the next
-// iteration's readers in turn wait for the update. Two in-place writers of one blob in a job
-// (two flow.assign, or an assign to a variable the optimizer trains) are refused: each would
-// have to run after the other.
+// iteration's readers in turn wait for the update. Several flow.assign / logical_slice_assign
+// of one variable run in job order; any other second in-place writer (an assign to a variable
+// the optimizer trains) is refused: each would have to run after the other.
 #include <algorithm>
+#include <map>
 
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/pipeline.h"
@@ -25,6 +26,11 @@ bool UpdatesInPlace(const OperatorConf& op, const std::string& lbn) {
   return false;
 }
 
+// flow.assign and flow.experimental.logical_slice_assign: several may write one variable.
+bool IsUserAssign(const OperatorConf& op) {
+  return op.op_type() == "assign" || op.op_type() == "logical_slice_assign";
+}
+
 class VariableOrderingPass final : public Pass {
  public:
   std::string name() const override { return "variable_ordering"; }
@@ -32,6 +38,8 @@ class VariableOrderingPass final : public Pass {
   void Apply(JobBuildContext& job) const override {
     const Job snapshot = job.job();
     JobGraph graph(snapshot);
+    std::map<std::string, int> job_order;
+    for (int i = 0; i < snapshot.op_size(); ++i) { job_order[snapshot.op(i).name()] = i; }
     for (const OperatorConf& op : snapshot.op()) {
       const OpDef& def = OpRegistry::Instance().Get(op.op_type());
       for (const std::string& argument : def.mutable_inputs) {
@@ -41,12 +49,16 @@ class VariableOrderingPass final : public Pass {
           for (const std::string& reader : graph.Consumers(lbn)) {
             if (reader == op.name()) { continue; }
             if (UpdatesInPlace(graph.Op(reader), lbn)) {
-              throw Error(ErrorKind::kValue)
-                  << "job '" << snapshot.job_conf().job_name() << "': '" << graph.Producer(lbn)
-                  << "' is written in place by two ops, '" << op.name() << "' ("
-                  << op.op_type() << ") and '" << reader << "' (" << graph.Op(reader).op_type()
-                  << "); a variable takes one writer per job (one flow.assign or "
-                  << "logical_slice_assign, and none on a variable the optimizer updates)";
+              if (!IsUserAssign(op) || !IsUserAssign(graph.Op(reader))) {
+                throw Error(ErrorKind::kValue)
+                    << "job '" << snapshot.job_conf().job_name() << "': '"
+                    << graph.Producer(lbn) << "' is written in place by two ops, '" << op.name()
+                    << "' (" << op.op_type() << ") and '" << reader << "' ("
+                    << graph.Op(reader).op_type() << "); a variable the optimizer or batch "
+                    << "normalization updates takes no flow.assign or logical_slice_assign";
+              }
+              // Assignments to one variable run in the order the job made them.
+              if (job_order.at(reader) > job_order.at(op.name())) { continue; }
             }
             OperatorConf& updater = job.MutableOp(op.name());
             const auto& controls = updater.control_input();

@@ -248,30 +248,6 @@ def logical_slice(x, slice_tup_list, name=None):
                                                         "logical_slice"), output="y")
 
 
-def logical_slice_assign(x, value, slice_tup_list, name=None):
-    """Writes `value` into the slice slice_tup_list (as in logical_slice) of the variable x
-    (OneFlow 0.3's flow.experimental.logical_slice_assign). Like flow.assign: readers of x in
-    the same call see its old value, later calls the new one. Returns None."""
-    from oneflow.ops import variables
-
-    op_builder.check_blob(x, "logical_slice_assign", "x")
-    op_builder.check_blob(value, "logical_slice_assign", "value")
-    _positive_steps(slice_tup_list, "logical_slice_assign")
-    attrs = _slice_attrs(x.shape, slice_tup_list, "logical_slice_assign")
-    sliced = tuple(len(builtins.range(*bounds))
-                   for bounds in zip(attrs["start"], attrs["stop"], attrs["step"]))
-    if tuple(value.shape) != sliced:
-        raise ValueError("logical_slice_assign: value has shape %r but the slice %r of x %r has "
-                         "shape %r" % (tuple(value.shape), slice_tup_list, tuple(x.shape), sliced))
-    if value.dtype != x.dtype:
-        raise TypeError("logical_slice_assign: value is %s but x is %s"
-                        % (value.dtype.name, x.dtype.name))
-    updated = op_builder.add_single_output_op(
-        "slice_update", None if name is None else name + "-update", "LogicalSliceAssign",
-        {"x": x, "update": value}, attrs, output="y")
-    variables.assign(x, updated, name=name)
-
-
 def reverse(input, axis, name=None):  # noqa: A002 - OneFlow's name
     """`input` with the order of its elements reversed along `axis` (an int or a list of
     ints; negative counts from the end)."""

@@ -102,26 +102,56 @@ def _gathered_if_sharded(session, full_name, blob):
     return blob.with_distribute(distribute.broadcast())
 
 
-def assign(ref, value, dtype=None, name=None):
-    """flow.assign(ref, value): inside a job, writes `value` into the variable `ref` (a blob of
-    flow.get_variable). Readers of `ref` in the same call see its old value; later calls see the
-    new one. Returns None, like OneFlow's; `dtype` is accepted for OneFlow's signature and
-    unused (value must have ref's dtype and shape)."""
+def _written_variable(ref, value, op):
+    """The variable blob (without a layout hint: a sharded variable is read broadcast, but is
+    written in its stored layout) and placement that `op` writes `value` into."""
     from oneflow.framework.blob import LazyBlob
 
     session = op_builder.current_job()
-    op_builder.check_blob(ref, "assign", "ref")
-    op_builder.check_blob(value, "assign", "value")
+    op_builder.check_blob(ref, op, "ref")
+    op_builder.check_blob(value, op, "value")
     if not session.cpp.has_op(ref.op_name) or session.cpp.op_type(ref.op_name) != "variable":
-        raise ValueError("assign: ref must be a variable (a blob of flow.get_variable), got %s"
-                         % ref.lbn)
+        raise ValueError("%s: ref must be a variable (a blob of flow.get_variable), got %s"
+                         % (op, ref.lbn))
     if value.is_mirrored:
-        raise ValueError("assign: value %s is a mirrored blob (one value per device); convert it "
-                         "with flow.cast_to_current_logical_view first" % value.lbn)
-    # The variable's own blob, without a layout hint (a sharded variable is read broadcast, but
-    # is written in its stored layout).
+        raise ValueError("%s: value %s is a mirrored blob (one value per device); convert it "
+                         "with flow.cast_to_current_logical_view first" % (op, value.lbn))
     lbn, shape, blob_dtype, sbp, _ = session.cpp.op_outputs(ref.op_name)["out"][0]
     placement = session.variable_placements.get(ref.op_name) or ref.placement
     variable = LazyBlob(lbn, shape, dtypes.from_value(blob_dtype), placement=placement, sbp=sbp)
+    return variable, placement
+
+
+def assign(ref, value, dtype=None, name=None):
+    """flow.assign(ref, value): inside a job, writes `value` into the variable `ref` (a blob of
+    flow.get_variable). Readers of `ref` in the same call see its old value; later calls see the
+    new one; several assignments of one variable in a job happen in the order they were made.
+    Returns None, like OneFlow's; `dtype` is accepted for OneFlow's signature and unused
+    (value must have ref's dtype and shape)."""
+    variable, placement = _written_variable(ref, value, "assign")
     op_builder.add_op("assign", op_builder.op_name(name, "Assign"),
                       {"ref": variable, "value": value}, placement=placement, mirrored=False)
+
+
+def logical_slice_assign(x, value, slice_tup_list, name=None):
+    """Writes `value` into the slice slice_tup_list of the variable x, however x is split over
+    devices (OneFlow 0.3's flow.experimental.logical_slice_assign): one (start, stop, step)
+    tuple per leading axis, None or negative bounds resolved like Python slices, steps
+    positive. Like flow.assign: readers of x in the same call see its old value, later calls
+    the new one, several assignments in the order made. Returns None."""
+    from oneflow.ops import shape_ops
+
+    op = "logical_slice_assign"
+    variable, placement = _written_variable(x, value, op)
+    shape_ops._positive_steps(slice_tup_list, op)
+    attrs = shape_ops._slice_attrs(x.shape, slice_tup_list, op)
+    sliced = tuple(len(range(*bounds))
+                   for bounds in zip(attrs["start"], attrs["stop"], attrs["step"]))
+    if tuple(value.shape) != sliced:
+        raise ValueError("%s: value has shape %r but the slice %r of x %r has shape %r"
+                         % (op, tuple(value.shape), slice_tup_list, tuple(x.shape), sliced))
+    if value.dtype != x.dtype:
+        raise TypeError("%s: value is %s but x is %s" % (op, value.dtype.name, x.dtype.name))
+    op_builder.add_op(op, op_builder.op_name(name, "LogicalSliceAssign"),
+                      {"ref": variable, "value": value}, attrs, placement=placement,
+                      mirrored=False)
