@@ -22,8 +22,7 @@ int64_t RangeCount(const InferContext& ctx, bool integral) {
     const int64_t delta = ctx.Attr<int64_t>("integer_delta");
     if (delta == 0) { throw Error(ErrorKind::kValue) << "range: delta must not be 0"; }
     const int64_t span = limit - start;
-    count = span != 0 && (span > 0) == (delta > 0) ? (std::abs(span) - 1) / std::abs(delta) + 1
-                                                    : 0;
+    count = span != 0 && (span > 0) == (delta > 0) ? (std::abs(span) - 1) / std::abs(delta) + 1 : 0;
     description = std::to_string(start) + ", " + std::to_string(limit) + ", " +
                   std::to_string(delta);
   } else {

@@ -51,11 +51,11 @@ class VariableOrderingPass final : public Pass {
             if (UpdatesInPlace(graph.Op(reader), lbn)) {
               if (!IsUserAssign(op) || !IsUserAssign(graph.Op(reader))) {
                 throw Error(ErrorKind::kValue)
-                    << "job '" << snapshot.job_conf().job_name() << "': '"
-                    << graph.Producer(lbn) << "' is written in place by two ops, '" << op.name()
-                    << "' (" << op.op_type() << ") and '" << reader << "' ("
-                    << graph.Op(reader).op_type() << "); a variable the optimizer or batch "
-                    << "normalization updates takes no flow.assign or logical_slice_assign";
+                    << "job '" << snapshot.job_conf().job_name() << "': '" << graph.Producer(lbn)
+                    << "' is written in place by two ops, '" << op.name() << "' (" << op.op_type()
+                    << ") and '" << reader << "' (" << graph.Op(reader).op_type()
+                    << "); a variable the optimizer or batch normalization updates takes no "
+                    << "flow.assign or logical_slice_assign";
               }
               // Assignments to one variable run in the order the job made them.
               if (job_order.at(reader) > job_order.at(op.name())) { continue; }

@@ -42,8 +42,8 @@ class CtcGreedyDecoderKernel final : public Kernel {
                        : lengths_blob.data<int64_t>()[b];
       if (lengths[b] < 0 || lengths[b] > steps) {
         throw Error(ErrorKind::kValue)
-            << "ctc_greedy_decoder (op '" << op_name_ << "'): input_lengths["
-            << batch_begin_ + b << "] = " << lengths[b] << " is out of range [0, " << steps
+            << "ctc_greedy_decoder (op '" << op_name_ << "'): input_lengths[" << batch_begin_ + b
+            << "] = " << lengths[b] << " is out of range [0, " << steps
             << "] (T, the length of log_probs' time axis)";
       }
     }
