@@ -173,15 +173,18 @@ def _slice_attrs(shape, slice_tup_list, op):
     return {"start": start, "stop": stop, "step": step}
 
 
+def _slice(x, slice_tup_list, name, op, prefix):
+    op_builder.check_blob(x, op, "x")
+    if len(x.shape) == 0:
+        raise ValueError("%s: cannot slice a 0-d blob" % op)
+    return op_builder.add_single_output_op("slice", name, prefix, {"x": x},
+                                           _slice_attrs(x.shape, slice_tup_list, op), output="y")
+
+
 def slice_v2(x, slice_tup_list, name=None):
     """x[start:stop:step, ...] with one (start, stop, step) tuple per leading axis; entries may
     be None or negative and are resolved like Python slices (out-of-range bounds clamp)."""
-    op_builder.check_blob(x, "slice_v2", "x")
-    if len(x.shape) == 0:
-        raise ValueError("slice_v2: cannot slice a 0-d blob")
-    return op_builder.add_single_output_op("slice", name, "Slice", {"x": x},
-                                           _slice_attrs(x.shape, slice_tup_list, "slice_v2"),
-                                           output="y")
+    return _slice(x, slice_tup_list, name, "slice_v2", "Slice")
 
 
 def slice(x, begin, size, name=None):  # noqa: A001 - OneFlow's public name
@@ -239,13 +242,8 @@ def logical_slice(x, slice_tup_list, name=None):
     """x[start:stop:step, ...] of the logical blob, however it is split over devices (OneFlow
     0.3's flow.experimental.logical_slice): one (start, stop, step) tuple per leading axis,
     None or negative bounds resolved like Python slices, steps positive."""
-    op_builder.check_blob(x, "logical_slice", "x")
     _positive_steps(slice_tup_list, "logical_slice")
-    if len(x.shape) == 0:
-        raise ValueError("logical_slice: cannot slice a 0-d blob")
-    return op_builder.add_single_output_op("slice", name, "LogicalSlice", {"x": x},
-                                           _slice_attrs(x.shape, slice_tup_list,
-                                                        "logical_slice"), output="y")
+    return _slice(x, slice_tup_list, name, "logical_slice", "LogicalSlice")
 
 
 def reverse(input, axis, name=None):  # noqa: A002 - OneFlow's name
