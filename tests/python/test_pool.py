@@ -148,27 +148,31 @@ def test_pool_float32_matches_torch_gradients(kind):
     ((2, 3, 8, 8), 2, 2, "VALID"),   # disjoint 2x2 windows covering everything
     ((2, 3, 7, 7), 3, 2, "SAME"),    # overlapping, padded windows
 ])
-def test_max_pool_gradient_ties_and_nan_follow_torch(data_format, x_shape, ksize, strides,
-                                                     padding):
-    """Max-pool gradients where windows hold equal maxima (the first in scan order gets the
-    gradient) and NaNs (a NaN is the maximum, as in PyTorch), float32, against PyTorch."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_ties_and_nan_follow_torch(data_format, x_shape, ksize, strides, padding, dtype):
+    """Max pooling where windows hold equal maxima (the first in scan order gets the gradient)
+    and NaNs (a NaN is the maximum, as in PyTorch: the output and the gradient), against
+    PyTorch."""
     rng = np.random.RandomState(7)
-    x = rng.randint(0, 3, size=x_shape).astype(np.float32)  # many ties
+    x = rng.randint(0, 3, size=x_shape).astype(dtype)  # many ties
     x[0, 0, 1, 1] = np.nan
     x[1, 2, 4, 5] = np.nan
     pads = pool_pads(padding, x_shape[2:], [ksize] * 2, [strides] * 2)
     tx = torch.tensor(x, requires_grad=True)
     ty = torch_pool("max", tx, [ksize] * 2, [strides] * 2, pads, True)
-    weight = rng.uniform(0.5, 2.0, ty.shape).astype(np.float32)
+    weight = rng.uniform(0.5, 2.0, ty.shape).astype(dtype)
     (ty * torch.as_tensor(weight)).sum().backward()
-    expected = tx.grad.numpy()
+    expected, expected_y = tx.grad.numpy(), ty.detach().numpy()
     channels_last = (0, 2, 3, 1)
     if data_format == "NHWC":
         x, weight = x.transpose(channels_last), weight.transpose(channels_last)
     flow_fn, _ = pool_case("max", 2, data_format, x.shape, ksize, strides, padding)
-    _, gradients = run_op(flow_fn, [x], differentiable=[0], weight=weight)
-    got = gradients[0] if data_format == "NCHW" else gradients[0].transpose(0, 3, 1, 2)
-    np.testing.assert_array_equal(got, expected)
+    y, gradients = run_op(flow_fn, [x], differentiable=[0], weight=weight)
+    if data_format == "NHWC":
+        y, gradients[0] = y.transpose(0, 3, 1, 2), gradients[0].transpose(0, 3, 1, 2)
+    assert np.isnan(expected_y).any()
+    np.testing.assert_array_equal(y, expected_y)
+    np.testing.assert_array_equal(gradients[0], expected)
 
 
 def test_avg_pool_excludes_padding_from_the_count():

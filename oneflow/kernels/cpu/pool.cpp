@@ -2,7 +2,8 @@
 //
 // float32 forward and average-pool backward: oneDNN pooling primitives on the framework's plain
 // layout, created on the kernel's first call and reused (onednn_util.h). Forward uses
-// forward_inference (no workspace).
+// forward_inference (no workspace). Its max drops NaN; when x holds one, the direct loop redoes
+// the forward so a NaN is its window's maximum, as in PyTorch.
 // Max-pool backward, float32 and float64: direct loops (MaxPoolGradKernel). oneDNN's needs the
 // workspace (argmax) of a forward_training pass, which our separate gradient op, fed with x, had
 // to recompute first; docs/kernels.md ("Convolution and pooling") has the measurements.
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <limits>
 
 #include "oneflow/framework/kernel_registry.h"
@@ -32,101 +34,7 @@ WindowGeometry MakePoolGeometry(const KernelInitContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// float32: oneDNN.
-
-struct PoolDescs {
-  dnnl::memory::desc src, dst;
-  dnnl::memory::dims strides, kernel, padding_before, padding_after;
-  dnnl::algorithm algorithm;
-};
-
-PoolDescs MakePoolDescs(const WindowGeometry& g, bool max) {
-  const auto f32 = dnnl::memory::data_type::f32;
-  PoolDescs d;
-  d.src = ActivationDesc(g.batch, g.channels, g.input, g.channels_first, f32);
-  d.dst = ActivationDesc(g.batch, g.channels, g.output, g.channels_first, f32);
-  d.strides = g.strides;
-  d.kernel = g.window;
-  d.padding_before = g.padding_before;
-  d.padding_after = g.padding_after;
-  d.algorithm = max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
-  return d;
-}
-
-dnnl::pooling_forward::primitive_desc PoolForwardPrimitiveDesc(const PoolDescs& d,
-                                                               dnnl::prop_kind kind) {
-  dnnl::pooling_forward::desc desc(kind, d.algorithm, d.src, d.dst, d.strides, d.kernel,
-                                   d.padding_before, d.padding_after);
-  return dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), OneDnnCpuEngine());
-}
-
-class OneDnnPoolForwardKernel final : public Kernel {
- public:
-  explicit OneDnnPoolForwardKernel(const KernelInitContext& ctx)
-      : geometry_(MakePoolGeometry(ctx)),
-        max_(IsMaxPool(ctx.conf().op_type())),
-        y_count_(ctx.Desc("y").shape.elem_count()) {}
-
-  void Forward(KernelContext& ctx) override {
-    float* y = ctx.Output("y").mut_data<float>();
-    if (y_count_ == 0) { return; }
-    if (!primitive_.built()) {
-      try {
-        PoolDescs d = MakePoolDescs(geometry_, max_);
-        auto pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_inference);
-        primitive_ = OneDnnPrimitive(dnnl::pooling_forward(pd), pd.scratchpad_desc(),
-                                     {{DNNL_ARG_SRC, d.src}, {DNNL_ARG_DST, d.dst}});
-      } catch (const dnnl::error& error) {
-        ThrowOneDnnError("pooling forward", error);
-      }
-    }
-    primitive_.Run({{DNNL_ARG_SRC, ctx.Input("x").data<float>()}, {DNNL_ARG_DST, y}});
-  }
-
- private:
-  WindowGeometry geometry_;
-  bool max_;
-  int64_t y_count_;
-  OneDnnPrimitive primitive_;
-};
-
-// Average-pool gradient (max pooling: MaxPoolGradKernel below).
-class OneDnnAvgPoolGradKernel final : public Kernel {
- public:
-  explicit OneDnnAvgPoolGradKernel(const KernelInitContext& ctx)
-      : geometry_(MakePoolGeometry(ctx)),
-        dy_count_(ctx.Desc("dy").shape.elem_count()),
-        dx_count_(ctx.Desc("dx").shape.elem_count()) {}
-
-  void Forward(KernelContext& ctx) override {
-    float* dx = ctx.Output("dx").mut_data<float>();
-    if (dy_count_ == 0 || dx_count_ == 0) {
-      std::fill(dx, dx + dx_count_, 0.0f);
-      return;
-    }
-    if (!backward_.built()) {
-      try {
-        PoolDescs d = MakePoolDescs(geometry_, false);
-        auto forward_pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_training);
-        dnnl::pooling_backward::desc desc(d.algorithm, d.src, d.dst, d.strides, d.kernel,
-                                          d.padding_before, d.padding_after);
-        dnnl::pooling_backward::primitive_desc pd(desc, UserScratchpadAttr(), OneDnnCpuEngine(),
-                                                  forward_pd);
-        backward_ = OneDnnPrimitive(dnnl::pooling_backward(pd), pd.scratchpad_desc(),
-                                    {{DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}});
-      } catch (const dnnl::error& error) { ThrowOneDnnError("pooling backward", error); }
-    }
-    backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
-  }
-
- private:
-  WindowGeometry geometry_;
-  int64_t dy_count_, dx_count_;
-  OneDnnPrimitive backward_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// float64: direct loops. The geometry is widened to three spatial axes (leading axes of size 1);
+// Direct loops (float64; float32 max pooling over a NaN). The geometry is widened to three spatial axes (leading axes of size 1);
 // each (batch, channel) plane is independent.
 
 struct Pool3D {
@@ -184,6 +92,134 @@ void ForEachWindow(const Pool3D& p, int64_t n, int64_t c, std::vector<int64_t>& 
   }
 }
 
+// Pools every window of x into y. A NaN in a max-pool window is its maximum, as in PyTorch.
+template <typename T>
+void DirectPoolForward(const Pool3D& pool, bool max, const T* x, T* y) {
+  std::vector<int64_t> offsets;
+  for (int64_t n = 0; n < pool.batch; ++n) {
+    for (int64_t c = 0; c < pool.channels; ++c) {
+      ForEachWindow(pool, n, c, offsets, [&](int64_t out, const std::vector<int64_t>& in) {
+        T result = max ? -std::numeric_limits<T>::infinity() : T(0);
+        for (int64_t offset : in) {
+          const T value = x[offset];
+          result = !max ? result + value : (value > result || value != value) ? value : result;
+        }
+        y[out] = max ? result : result / static_cast<T>(in.size());
+      });
+    }
+  }
+}
+
+bool ContainsNaN(KernelContext& ctx, const float* x, int64_t count) {
+  std::atomic<bool> found{false};
+  ParallelForElements(ctx, count, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    bool nan = false;
+    for (int64_t i = begin; i < end; ++i) { nan |= x[i] != x[i]; }
+    if (nan) { found = true; }
+  });
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// float32: oneDNN.
+
+struct PoolDescs {
+  dnnl::memory::desc src, dst;
+  dnnl::memory::dims strides, kernel, padding_before, padding_after;
+  dnnl::algorithm algorithm;
+};
+
+PoolDescs MakePoolDescs(const WindowGeometry& g, bool max) {
+  const auto f32 = dnnl::memory::data_type::f32;
+  PoolDescs d;
+  d.src = ActivationDesc(g.batch, g.channels, g.input, g.channels_first, f32);
+  d.dst = ActivationDesc(g.batch, g.channels, g.output, g.channels_first, f32);
+  d.strides = g.strides;
+  d.kernel = g.window;
+  d.padding_before = g.padding_before;
+  d.padding_after = g.padding_after;
+  d.algorithm = max ? dnnl::algorithm::pooling_max : dnnl::algorithm::pooling_avg_exclude_padding;
+  return d;
+}
+
+dnnl::pooling_forward::primitive_desc PoolForwardPrimitiveDesc(const PoolDescs& d,
+                                                               dnnl::prop_kind kind) {
+  dnnl::pooling_forward::desc desc(kind, d.algorithm, d.src, d.dst, d.strides, d.kernel,
+                                   d.padding_before, d.padding_after);
+  return dnnl::pooling_forward::primitive_desc(desc, UserScratchpadAttr(), OneDnnCpuEngine());
+}
+
+class OneDnnPoolForwardKernel final : public Kernel {
+ public:
+  explicit OneDnnPoolForwardKernel(const KernelInitContext& ctx)
+      : geometry_(MakePoolGeometry(ctx)),
+        max_(IsMaxPool(ctx.conf().op_type())),
+        x_count_(ctx.Desc("x").shape.elem_count()),
+        y_count_(ctx.Desc("y").shape.elem_count()) {}
+
+  void Forward(KernelContext& ctx) override {
+    float* y = ctx.Output("y").mut_data<float>();
+    if (y_count_ == 0) { return; }
+    if (!primitive_.built()) {
+      try {
+        PoolDescs d = MakePoolDescs(geometry_, max_);
+        auto pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_inference);
+        primitive_ = OneDnnPrimitive(dnnl::pooling_forward(pd), pd.scratchpad_desc(),
+                                     {{DNNL_ARG_SRC, d.src}, {DNNL_ARG_DST, d.dst}});
+      } catch (const dnnl::error& error) {
+        ThrowOneDnnError("pooling forward", error);
+      }
+    }
+    const float* x = ctx.Input("x").data<float>();
+    primitive_.Run({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+    // oneDNN's max drops NaN; PyTorch (and the gradient kernel below) treat it as the maximum.
+    if (max_ && ContainsNaN(ctx, x, x_count_)) {
+      DirectPoolForward(WidenTo3D(geometry_), true, x, y);
+    }
+  }
+
+ private:
+  WindowGeometry geometry_;
+  bool max_;
+  int64_t x_count_, y_count_;
+  OneDnnPrimitive primitive_;
+};
+
+// Average-pool gradient (max pooling: MaxPoolGradKernel below).
+class OneDnnAvgPoolGradKernel final : public Kernel {
+ public:
+  explicit OneDnnAvgPoolGradKernel(const KernelInitContext& ctx)
+      : geometry_(MakePoolGeometry(ctx)),
+        dy_count_(ctx.Desc("dy").shape.elem_count()),
+        dx_count_(ctx.Desc("dx").shape.elem_count()) {}
+
+  void Forward(KernelContext& ctx) override {
+    float* dx = ctx.Output("dx").mut_data<float>();
+    if (dy_count_ == 0 || dx_count_ == 0) {
+      std::fill(dx, dx + dx_count_, 0.0f);
+      return;
+    }
+    if (!backward_.built()) {
+      try {
+        PoolDescs d = MakePoolDescs(geometry_, false);
+        auto forward_pd = PoolForwardPrimitiveDesc(d, dnnl::prop_kind::forward_training);
+        dnnl::pooling_backward::desc desc(d.algorithm, d.src, d.dst, d.strides, d.kernel,
+                                          d.padding_before, d.padding_after);
+        dnnl::pooling_backward::primitive_desc pd(desc, UserScratchpadAttr(), OneDnnCpuEngine(),
+                                                  forward_pd);
+        backward_ = OneDnnPrimitive(dnnl::pooling_backward(pd), pd.scratchpad_desc(),
+                                    {{DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}});
+      } catch (const dnnl::error& error) { ThrowOneDnnError("pooling backward", error); }
+    }
+    backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
+  }
+
+ private:
+  WindowGeometry geometry_;
+  int64_t dy_count_, dx_count_;
+  OneDnnPrimitive backward_;
+};
+
 template <typename T>
 class DirectPoolForwardKernel final : public Kernel {
  public:
@@ -191,20 +227,7 @@ class DirectPoolForwardKernel final : public Kernel {
       : pool_(WidenTo3D(MakePoolGeometry(ctx))), max_(IsMaxPool(ctx.conf().op_type())) {}
 
   void Forward(KernelContext& ctx) override {
-    const T* x = ctx.Input("x").data<T>();
-    T* y = ctx.Output("y").mut_data<T>();
-    std::vector<int64_t> offsets;
-    for (int64_t n = 0; n < pool_.batch; ++n) {
-      for (int64_t c = 0; c < pool_.channels; ++c) {
-        ForEachWindow(pool_, n, c, offsets, [&](int64_t out, const std::vector<int64_t>& in) {
-          T result = max_ ? -std::numeric_limits<T>::infinity() : T(0);
-          for (int64_t offset : in) {
-            result = max_ ? std::max(result, x[offset]) : result + x[offset];
-          }
-          y[out] = max_ ? result : result / static_cast<T>(in.size());
-        });
-      }
-    }
+    DirectPoolForward(pool_, max_, ctx.Input("x").data<T>(), ctx.Output("y").mut_data<T>());
   }
 
  private:
