@@ -47,8 +47,9 @@ std::vector<int64_t> SlicedDims(const std::string& op_type, const Shape& shape,
           << " step)";
     }
     const int64_t span = step > 0 ? stop - start : start - stop;
-    const int64_t magnitude = step > 0 ? step : -step;
-    dims[axis] = span <= 0 ? 0 : (span + magnitude - 1) / magnitude;
+    // -step of INT64_MIN overflows; any step at least as long as the axis takes one element.
+    const int64_t magnitude = step > 0 ? step : step < -dim ? dim + 1 : -step;
+    dims[axis] = span <= 0 ? 0 : 1 + (span - 1) / magnitude;
   }
   return dims;
 }

@@ -2,6 +2,7 @@
 // planned at kernel construction (whole rows move as memcpy; see strided_copy.h); concat streams
 // its output row by row. They only move bytes, so one kernel per element size serves every dtype.
 
+#include <algorithm>
 #include <cstring>
 
 #include "oneflow/framework/index_functions.h"
@@ -20,7 +21,9 @@ StridedView SliceView(const Shape& x, const SliceSpec& spec) {
   std::vector<int64_t> strides = ContiguousStrides(x.dims());
   for (int64_t axis = 0; axis < x.num_axes(); ++axis) {
     view.offset += spec.start[axis] * strides[axis];
-    view.strides.push_back(strides[axis] * spec.step[axis]);
+    // Clamped: a step longer than the axis takes one element, and its stride must not overflow.
+    const int64_t reach = std::max<int64_t>(x.At(axis), 1);
+    view.strides.push_back(strides[axis] * std::clamp(spec.step[axis], -reach, reach));
   }
   return view;
 }

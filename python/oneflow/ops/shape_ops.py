@@ -169,7 +169,8 @@ def _slice_attrs(shape, slice_tup_list, op):
         begin, end, stride = builtins.slice(*[None if v is None else int(v) for v in entry]).indices(dim)
         start.append(begin)
         stop.append(end)
-        step.append(stride)
+        # A step as long as the axis takes at most one element; a longer one means the same.
+        step.append(max(-max(dim, 1), min(stride, max(dim, 1))))
     return {"start": start, "stop": stop, "step": step}
 
 

@@ -1,6 +1,8 @@
 // Inference, SBP signatures and gradient rules of the shape and indexing ops: concat, slice,
 // pad, gather and unsorted_segment_sum.
 
+#include <limits>
+
 #include "tests/cpp/ops/op_test_util.h"
 
 namespace oneflow {
@@ -37,6 +39,12 @@ TEST(SliceOp, InfersSteppedAndReversedSlices) {
   DescMap inputs = {{"x_0", {Shape({5, 6}), kFloat}}};
   EXPECT_EQ(Infer(SliceConf({4, 1}, {-1, 6}, {-2, 2}), inputs).at("y_0").shape, Shape({3, 3}));
   EXPECT_EQ(Infer(SliceConf({3, 0}, {1, 6}, {1, 1}), inputs).at("y_0").shape, Shape({0, 6}));
+  // Steps longer than the axis take one element, without overflow at the int64 limits.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(Infer(SliceConf({1, 5}, {5, -1}, {max, min}), inputs).at("y_0").shape, Shape({1, 1}));
+  EXPECT_EQ(Infer(SliceConf({0, 5}, {5, 0}, {max - 1, -max}), inputs).at("y_0").shape,
+            Shape({1, 1}));
   ExpectError([&] { Infer(SliceConf({0, 0}, {5, 6}, {1, 0}), inputs); }, ErrorKind::kValue,
               {"slice", "step of axis 1 is 0"});
   ExpectError([&] { Infer(SliceConf({0, 0}, {5, 7}, {1, 1}), inputs); }, ErrorKind::kValue,
