@@ -1,10 +1,43 @@
 // "variable": a trainable or persistent blob owned by the session. Its memory is the session's
 // variable of the same name (shared by every job that declares it), initialised at session start
 // from the initializer attributes; the kernel itself does nothing.
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
 
 namespace oneflow {
 namespace {
+
+// An integer variable's constant, or its uniform bounds, must be numbers its dtype holds (after
+// truncation toward zero, as OneFlow's and PyTorch's conversions do).
+void CheckIntegerInitializer(InferContext& ctx, DataType data_type, const std::string& kind) {
+  const std::vector<double> args = ctx.Attr<std::vector<double>>("initializer_args");
+  const size_t count = kind == "constant" ? 1 : kind == "random_uniform" ? 2 : 0;
+  struct Range {
+    double low, high;  // high is exclusive
+    std::string text;
+  };
+  const Range range = SwitchDataType(data_type, []<typename T>() {
+    return Range{static_cast<double>(std::numeric_limits<T>::lowest()),
+                 static_cast<double>(std::numeric_limits<T>::max()) + 1.0,
+                 "[" + std::to_string(std::numeric_limits<T>::lowest()) + ", " +
+                     std::to_string(std::numeric_limits<T>::max()) + "]"};
+  });
+  for (size_t i = 0; i < std::min(count, args.size()); ++i) {
+    if (!(args[i] > range.low - 1.0 && args[i] < range.high)) {
+      char value[32];
+      std::snprintf(value, sizeof(value), "%.17g", args[i]);
+      throw Error(ErrorKind::kValue)
+          << "variable '" << ctx.op_name() << "': " << kind << " initializer value " << value
+          << " does not fit its dtype " << DataTypeName(data_type) << " (range " << range.text
+          << ")";
+    }
+  }
+}
 
 void InferVariable(InferContext& ctx) {
   BlobDesc& out = ctx.Output("out");
@@ -21,6 +54,7 @@ void InferVariable(InferContext& ctx) {
       kind != "truncated_normal" && kind != "variance_scaling") {
     throw Error(ErrorKind::kValue) << "variable: unknown initializer '" << kind << "'";
   }
+  if (IsIntegralDataType(out.data_type)) { CheckIntegerInitializer(ctx, out.data_type, kind); }
   for (const char* name : {"l1", "l2"}) {
     if (!(ctx.Attr<double>(name) >= 0.0)) {
       throw Error(ErrorKind::kValue) << "variable '" << ctx.op_name() << "': regularizer " << name

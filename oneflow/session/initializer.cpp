@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <type_traits>
 
 #include "oneflow/common/error.h"
 #include "oneflow/framework/attr.h"
@@ -23,6 +25,20 @@ void ComputeFans(const Shape& shape, double* fan_in, double* fan_out) {
   *fan_out = static_cast<double>(shape.At(0)) * receptive;
 }
 
+// `value` as a T; an integer saturates at its dtype's limits (a normal sample far out, say) and
+// NaN becomes 0, where a plain conversion would be undefined.
+template <typename T>
+T Converted(double value) {
+  if constexpr (std::is_integral_v<T>) {
+    constexpr double kLow = static_cast<double>(std::numeric_limits<T>::lowest());
+    constexpr double kHigh = static_cast<double>(std::numeric_limits<T>::max());
+    if (value != value) { return T(0); }
+    if (value <= kLow) { return std::numeric_limits<T>::lowest(); }
+    if (value >= kHigh) { return std::numeric_limits<T>::max(); }
+  }
+  return static_cast<T>(value);
+}
+
 template <typename T>
 void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed,
           const Shape& shape, T* data) {
@@ -31,21 +47,25 @@ void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed
   auto arg = [&](size_t index, double fallback) {
     return index < args.size() ? args[index] : fallback;
   };
-  // Reversed bounds sample between them, as OneFlow's min + u * (max - min) does.
+  // Reversed bounds sample between them, as OneFlow's min + u * (max - min) does. Integers are
+  // rounded down: integer bounds [low, high) give low ... high - 1, each equally likely.
   auto uniform = [&](double low, double high) {
     std::uniform_real_distribution<double> distribution(std::min(low, high), std::max(low, high));
-    for (int64_t i = 0; i < count; ++i) { data[i] = static_cast<T>(distribution(engine)); }
+    for (int64_t i = 0; i < count; ++i) {
+      const double value = distribution(engine);
+      data[i] = Converted<T>(std::is_integral_v<T> ? std::floor(value) : value);
+    }
   };
   auto normal = [&](double mean, double stddev, bool truncated) {
     std::normal_distribution<double> distribution(0.0, 1.0);
     for (int64_t i = 0; i < count; ++i) {
       double value = distribution(engine);
       while (truncated && std::fabs(value) > 2.0) { value = distribution(engine); }
-      data[i] = static_cast<T>(mean + stddev * value);
+      data[i] = Converted<T>(mean + stddev * value);
     }
   };
   if (kind == "constant") {
-    const T value = static_cast<T>(arg(0, 0.0));
+    const T value = Converted<T>(arg(0, 0.0));
     for (int64_t i = 0; i < count; ++i) { data[i] = value; }
   } else if (kind == "random_uniform") {
     uniform(arg(0, 0.0), arg(1, 1.0));

@@ -62,6 +62,45 @@ def test_initializers(initializer, check, dtype):
     assert check(value)
 
 
+@pytest.mark.parametrize("dtype, initializer, check", [
+    (flow.int32, flow.constant_initializer(3.7), lambda v: np.all(v == 3)),  # truncated
+    (flow.uint8, flow.constant_initializer(255), lambda v: np.all(v == 255)),
+    (flow.int64, flow.constant_initializer(-2**40), lambda v: np.all(v == -2**40)),
+    # integer bounds [low, high): every integer from low to high - 1, none other
+    (flow.int32, flow.random_uniform_initializer(-3, 3, dtype=flow.int32),
+     lambda v: set(np.unique(v)) == set(range(-3, 3))),
+    # a normal sample beyond the dtype saturates at its limits
+    (flow.int8, flow.random_normal_initializer(0.0, 1000.0),
+     lambda v: v.min() == -128 and v.max() == 127),
+], ids=["constant_truncates", "uint8_max", "int64", "uniform_int", "normal_saturates"])
+def test_integer_initializers(dtype, initializer, check):
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("v", shape=(40, 50), dtype=dtype, initializer=initializer)
+
+    value = read()
+    assert value.dtype == flow.convert_oneflow_dtype_to_numpy_dtype(dtype)
+    assert check(value)
+
+
+@pytest.mark.parametrize("dtype, initializer, pattern", [
+    (flow.int32, flow.constant_initializer(1e20), "constant initializer value 1e\\+20 does not "
+     "fit its dtype int32 \\(range \\[-2147483648, 2147483647\\]\\)"),
+    (flow.uint8, flow.constant_initializer(-1), "constant initializer value -1 does not fit its dtype uint8"),
+    (flow.int8, flow.constant_initializer(128), "constant initializer value 128 does not fit its dtype int8"),
+    (flow.int32, flow.constant_initializer(float("nan")), "constant initializer value nan does not fit"),
+    (flow.int32, flow.random_uniform_initializer(-1e12, 0), "random_uniform initializer value "
+     "-1000000000000 does not fit"),
+])
+def test_integer_initializer_out_of_range_is_an_error(dtype, initializer, pattern):
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable("v", shape=(2,), dtype=dtype, initializer=initializer)
+
+    with pytest.raises(ValueError, match="variable 'v': " + pattern):
+        read()
+
+
 def test_random_initialization_is_deterministic_per_name():
     def read_twice():
         flow.clear_default_session()
