@@ -376,6 +376,43 @@ ofrecord_image_decoder_random_crop = OFRecordImageDecoderRandomCrop
 ofrecord_raw_decoder = OFRecordRawDecoder
 
 
+def ofrecord_loader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefix="part-",
+                    part_name_suffix_length=-1, shuffle=False, shuffle_buffer_size=1024,
+                    name=None):
+    """OneFlow's deprecated name of ofrecord_reader (`shuffle` is its random_shuffle)."""
+    return ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
+                           part_name_suffix_length, random_shuffle=shuffle,
+                           shuffle_buffer_size=shuffle_buffer_size, name=name)
+
+
+def ofrecord_image_classification_reader(ofrecord_dir, image_feature_name, label_feature_name,
+                                         batch_size=1, data_part_num=1,
+                                         part_name_prefix="part-", part_name_suffix_length=-1,
+                                         random_shuffle=False, shuffle_buffer_size=1024,
+                                         shuffle_after_epoch=False, color_space="BGR",
+                                         decode_buffer_size_per_thread=32,
+                                         num_decode_threads_per_machine=None, name=None):
+    """(images, labels) of an image classification dataset: each record's JPEG in
+    image_feature_name decoded in color_space (an image list, as OFRecordImageDecoder gives,
+    for flow.image.Resize / CropMirrorNormalize) and its class in label_feature_name as a
+    (batch_size,) int32 blob. The reader arguments are ofrecord_reader's; the decode buffer and
+    thread counts tune OneFlow's decoder threads and are accepted for compatibility."""
+    from oneflow.framework import dtypes, op_builder
+
+    name = op_builder.op_name(name, "OFRecordImageClassificationReader")
+    records = ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
+                              part_name_suffix_length, random_shuffle, shuffle_buffer_size,
+                              shuffle_after_epoch, name=name)
+    images = OFRecordImageDecoder(records, image_feature_name, color_space,
+                                  name=name + "-image")
+    labels = OFRecordRawDecoder(records, label_feature_name, (), dtypes.int32,
+                                name=name + "-label")
+    return images, labels
+
+
+# OneFlow's older reader, decode_ofrecord, describes each feature with a BlobConf: raw values
+# (RawCodec) or a JPEG (ImageCodec, with its image preprocessors) then normalized by channel.
+
 class RawCodec:
     """decode_ofrecord's codec for raw features (see OFRecordRawDecoder)."""
 
@@ -383,17 +420,122 @@ class RawCodec:
         self.auto_zero_padding = auto_zero_padding
 
 
+class ImagePreprocessor:
+    """An ImageCodec step: "bgr2rgb" (decode in RGB instead of BGR) or "mirror" (mirror each
+    image left to right with probability 1/2)."""
+
+    def __init__(self, preprocessor):
+        if not isinstance(preprocessor, str) or preprocessor.lower() not in ("bgr2rgb", "mirror"):
+            raise ValueError('data.ImagePreprocessor: preprocessor must be "bgr2rgb" or '
+                             '"mirror", got %r' % (preprocessor,))
+        self.preprocessor = preprocessor.lower()
+
+
+class ImageResizePreprocessor:
+    """An ImageCodec step: resize each image to width x height."""
+
+    def __init__(self, width, height):
+        self.width = _positive_int(width, "data.ImageResizePreprocessor: width")
+        self.height = _positive_int(height, "data.ImageResizePreprocessor: height")
+
+
+class ImageCodec:
+    """decode_ofrecord's codec for a JPEG feature: decoded in BGR, then the image_preprocessors
+    (ImagePreprocessor, ImageResizePreprocessor) apply."""
+
+    def __init__(self, image_preprocessors=None):
+        steps = list(image_preprocessors) if isinstance(image_preprocessors,
+                                                        (list, tuple)) else []
+        for step in steps:
+            if not isinstance(step, (ImagePreprocessor, ImageResizePreprocessor)):
+                raise TypeError("data.ImageCodec: image_preprocessors must be "
+                                "ImagePreprocessor or ImageResizePreprocessor, got %r" % (step,))
+        self.image_preprocessors = steps
+
+    def _has(self, preprocessor):
+        return any(isinstance(step, ImagePreprocessor) and step.preprocessor == preprocessor
+                   for step in self.image_preprocessors)
+
+    def color_space(self):
+        return "RGB" if self._has("bgr2rgb") else "BGR"
+
+    def do_mirror(self):
+        return self._has("mirror")
+
+    def do_resize(self):
+        """(True, width, height) of the first ImageResizePreprocessor, else (False, -1, -1)."""
+        sizes = [(True, step.width, step.height) for step in self.image_preprocessors
+                 if isinstance(step, ImageResizePreprocessor)]
+        return sizes[0] if sizes else (False, -1, -1)
+
+
+class NormByChannelPreprocessor:
+    """A BlobConf preprocessor: (pixel - mean) / std per channel, laid out "channels_last"
+    (NHWC) or "channels_first" (NCHW)."""
+
+    def __init__(self, mean_values, std_values=(1.0, 1.0, 1.0), data_format="channels_last"):
+        for what, values in (("mean_values", mean_values), ("std_values", std_values)):
+            if not isinstance(values, (list, tuple)):
+                raise TypeError("data.NormByChannelPreprocessor: %s must be a list or tuple, "
+                                "got %r" % (what, values))
+        if data_format not in ("channels_last", "channels_first"):
+            raise ValueError('data.NormByChannelPreprocessor: data_format must be '
+                             '"channels_last" or "channels_first", got %r' % (data_format,))
+        self.mean_values, self.std_values = list(mean_values), list(std_values)
+        self.data_format = data_format
+
+    def output_layout(self):
+        return "NHWC" if self.data_format == "channels_last" else "NCHW"
+
+
 class BlobConf:
-    """One feature decode_ofrecord decodes: its name, per-record shape, dtype and codec."""
+    """One feature decode_ofrecord decodes: its name, per-record shape, dtype and codec, and for
+    images the NormByChannelPreprocessors applied after decoding."""
 
     def __init__(self, name, shape, dtype, codec, preprocessors=None):
-        if not isinstance(codec, RawCodec):
-            raise NotImplementedError("data.BlobConf(%r): only RawCodec features are supported, "
-                                      "got %r" % (name, codec))
-        if preprocessors:
-            raise NotImplementedError("data.BlobConf(%r): preprocessors are not supported"
-                                      % (name,))
-        self.name, self.shape, self.dtype, self.codec = name, shape, dtype, codec
+        if not isinstance(name, str) or not name:
+            raise TypeError("data.BlobConf: name must be a feature name (str), got %r" % (name,))
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError("data.BlobConf(%r): shape must be a list or tuple, got %r"
+                            % (name, shape))
+        if not isinstance(codec, (RawCodec, ImageCodec)):
+            raise TypeError("data.BlobConf(%r): codec must be a RawCodec or an ImageCodec, got "
+                            "%r" % (name, codec))
+        preprocessors = list(preprocessors) if isinstance(preprocessors, (list, tuple)) else []
+        for step in preprocessors:
+            if not isinstance(step, NormByChannelPreprocessor):
+                raise TypeError("data.BlobConf(%r): preprocessors must be "
+                                "NormByChannelPreprocessor, got %r" % (name, step))
+        self.name, self.shape, self.dtype, self.codec = name, tuple(shape), dtype, codec
+        self.preprocessors = preprocessors
+
+    def decode_blob(self, input_blob, batch_size):
+        """This feature of the records `input_blob` (from ofrecord_reader). An image is resized
+        to the ImageResizePreprocessor's width x height, else to (shape[0], shape[1]) as OneFlow
+        does, then normalized by each preprocessor (uint8 pixels when there is none)."""
+        from oneflow import image, random
+
+        if isinstance(self.codec, RawCodec):
+            return OFRecordRawDecoder(input_blob, self.name, self.shape, self.dtype,
+                                      auto_zero_padding=self.codec.auto_zero_padding)
+        color_space = self.codec.color_space()
+        images = OFRecordImageDecoder(input_blob, self.name, color_space)
+        mirror = random.CoinFlip(batch_size) if self.codec.do_mirror() else None
+        resize, width, height = self.codec.do_resize()
+        if not resize:
+            if len(self.shape) < 2:
+                raise ValueError("data.BlobConf(%r): an image without ImageResizePreprocessor "
+                                 "needs a shape of at least 2 axes, got %r"
+                                 % (self.name, self.shape))
+            width, height = self.shape[0], self.shape[1]
+        images, _, _ = image.Resize(images, target_size=(width, height))
+        for step in self.preprocessors:
+            images = image.CropMirrorNormalize(images, mirror_blob=mirror,
+                                               color_space=color_space,
+                                               output_layout=step.output_layout(),
+                                               mean=step.mean_values, std=step.std_values,
+                                               output_dtype=self.dtype)
+        return images
 
 
 def decode_ofrecord(ofrecord_dir, blobs, batch_size=1, data_part_num=1,
@@ -403,9 +545,7 @@ def decode_ofrecord(ofrecord_dir, blobs, batch_size=1, data_part_num=1,
     records = ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
                               part_name_suffix_length, random_shuffle=shuffle,
                               shuffle_buffer_size=buffer_size, name=name, seed=seed)
-    return tuple(OFRecordRawDecoder(records, conf.name, conf.shape, conf.dtype,
-                                    auto_zero_padding=conf.codec.auto_zero_padding)
-                 for conf in blobs)
+    return tuple(conf.decode_blob(records, batch_size) for conf in blobs)
 
 
 __getattr__ = _missing_name_hook("oneflow.data")

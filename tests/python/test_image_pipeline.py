@@ -425,3 +425,89 @@ def test_normalize(dataset):
     with pytest.raises(TypeError, match="float32 images; this op reads uint8"):
         _run(lambda: flow.image.Resize(flow.image.normalize(flow.data.OFRecordImageDecoder(
             _reader(path), "encoded"), std=[1.0], mean=[0.0]), target_size=(8, 8))[0])()
+
+
+def test_image_classification_reader(dataset):
+    """flow.data.ofrecord_image_classification_reader: decoded images (as OFRecordImageDecoder)
+    and the int32 labels, here resized and normalized as OneFlow's AlexNet test model does."""
+    path, encoded = dataset
+    mean = [123.68, 116.78, 103.94]
+
+    def body():
+        images, labels = flow.data.ofrecord_image_classification_reader(
+            path, image_feature_name="encoded", label_feature_name="class/label",
+            batch_size=len(SIZES), color_space="RGB", name="decode")
+        assert labels.shape == (len(SIZES),) and labels.dtype == flow.int32
+        resized = flow.image.resize(images, resize_x=48, resize_y=44, color_space="RGB")
+        normal = flow.image.crop_mirror_normalize(resized, color_space="RGB",
+                                                  output_layout="NCHW", mean=mean,
+                                                  output_dtype=flow.float)
+        return normal, labels
+
+    normal, labels = _run(body, outputs=2)()
+    np.testing.assert_array_equal(labels, np.arange(len(SIZES)))
+    for index in range(len(SIZES)):
+        # every image grows, so "auto" is bilinear
+        expected = _torch_resize(_pil_decode(encoded[index][0]), 44, 48, "bilinear") - mean
+        got = normal[index].transpose(1, 2, 0)
+        assert np.abs(got - expected).max() <= 1.0 + 1e-4, index
+
+
+def test_decode_ofrecord_with_image_codec(dataset):
+    """OneFlow's older reader: BlobConf with an ImageCodec (bgr2rgb, mirror, resize) and a
+    NormByChannelPreprocessor, next to a raw label. Without ImageResizePreprocessor an image is
+    resized to (width, height) = (shape[0], shape[1]), as OneFlow does."""
+    path, encoded = dataset
+    mean, std = [120.0, 110.0, 100.0], [60.0, 50.0, 40.0]
+
+    def body():
+        image_conf = flow.data.BlobConf(
+            "encoded", shape=(24, 24, 3), dtype=flow.float,
+            codec=flow.data.ImageCodec([flow.data.ImagePreprocessor("bgr2rgb"),
+                                        flow.data.ImagePreprocessor("mirror"),
+                                        flow.data.ImageResizePreprocessor(48, 44)]),
+            preprocessors=[flow.data.NormByChannelPreprocessor(mean, std)])
+        bgr_conf = flow.data.BlobConf("encoded", shape=(42, 41, 3), dtype=flow.float,
+                                      codec=flow.data.ImageCodec())
+        label_conf = flow.data.BlobConf("class/label", shape=(), dtype=flow.int32,
+                                        codec=flow.data.RawCodec())
+        image, bgr, label = flow.data.decode_ofrecord(path, [image_conf, bgr_conf, label_conf],
+                                                      batch_size=len(SIZES))
+        assert image.shape == (len(SIZES), 44, 48, 3) and bgr.shape == (len(SIZES), 41, 42, 3)
+        return image, bgr, label
+
+    job = _run(body, outputs=3)
+    mirrored = 0
+    for _ in range(3):  # each call draws new flips: 18 in all, so some of each
+        image, bgr, label = job()
+        mirrored += _check_decoded(image, bgr, label, encoded, mean, std)
+    assert 0 < mirrored < 3 * len(SIZES)
+
+
+def _check_decoded(image, bgr, label, encoded, mean, std):
+    """Checks one batch of test_decode_ofrecord_with_image_codec; the number mirrored."""
+    np.testing.assert_array_equal(label, np.arange(len(SIZES)))
+    assert bgr.dtype == np.uint8  # no preprocessor: the resized pixels
+    mirrored = 0
+    for index in range(len(SIZES)):
+        rgb = _pil_decode(encoded[index][0])
+        expected = (_torch_resize(rgb, 44, 48, "bilinear") - mean) / std  # all images grow
+        flipped = expected[:, ::-1]
+        tolerance = 1.0 / min(std) + 1e-4
+        if np.abs(image[index] - expected).max() > tolerance:
+            assert np.abs(image[index] - flipped).max() <= tolerance, index
+            mirrored += 1
+        assert np.abs(bgr[index][..., ::-1].astype(float)
+                      - _torch_resize(rgb, 41, 42, "bilinear")).max() <= 1, index
+    return mirrored
+
+
+def test_legacy_codec_errors():
+    with pytest.raises(ValueError, match='ImagePreprocessor: preprocessor must be "bgr2rgb" or '
+                                         '"mirror", got \'flip\''):
+        flow.data.ImagePreprocessor("flip")
+    with pytest.raises(ValueError, match="ImageResizePreprocessor: width must be a positive int"):
+        flow.data.ImageResizePreprocessor(0, 10)
+    with pytest.raises(TypeError, match="BlobConf\\('x'\\): codec must be a RawCodec or an "
+                                        "ImageCodec"):
+        flow.data.BlobConf("x", (1,), flow.float, codec="jpeg")
