@@ -24,4 +24,6 @@ from oneflow.ops.extra_nn_ops import gelu_grad  # noqa: F401
 from oneflow.ops.extra_array_ops import reduced_shape_elem_cnt  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
+tanh_v2 = tanh  # OneFlow 0.3's deprecated name of tanh
+
 __getattr__ = _missing_name_hook("oneflow.math")

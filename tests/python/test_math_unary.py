@@ -68,6 +68,7 @@ UNARY = {
     "square": (flow.math.square, np.square, (-2, 2)),
     "tan": (flow.math.tan, np.tan, (-1.2, 1.2)),
     "tanh": (flow.math.tanh, np.tanh, (-3, 3)),
+    "tanh_v2": (flow.math.tanh_v2, np.tanh, (-3, 3)),
     "relu": (flow.math.relu, lambda x: np.maximum(x, 0), (-2, 2)),
     "gelu": (flow.math.gelu, _torch(torch.nn.functional.gelu), (-4, 4)),
     "leaky_relu": (flow.nn.leaky_relu, lambda x: np.where(x > 0, x, 0.2 * x), (-2, 2)),
