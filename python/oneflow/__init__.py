@@ -58,7 +58,8 @@ from oneflow.ops.initializers import (  # noqa: F401
 )
 from oneflow import (  # noqa: F401
     checkpoint, config, data, deprecated, distribute, env, experimental, image, keras, layers,
-    linalg, losses, math, nn, optimizer, random, regularizers, scope, train, typing, unittest,
+    linalg, losses, math, nn, optimizer, quantization, random, regularizers, scope, train, typing,
+    unittest,
 )
 from oneflow import sysconfig  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook

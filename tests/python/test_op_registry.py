@@ -205,6 +205,14 @@ CHECKER_CASES.update({
                                                   "flow.random.shuffle"),
 })
 
+# quantization-aware training (flow.quantization)
+CHECKER_CASES.update({
+    "min_max_observer": ("test_quantization.py", "flow.quantization.min_max_observer"),
+    "moving_average_min_max_observer": ("test_quantization.py",
+                                        "flow.quantization.moving_average_min_maxObserver"),
+    "fake_quantization": ("test_quantization.py", "flow.quantization.fake_quantization"),
+})
+
 # Ops that need no gradient rule though they are not marked not differentiable.
 NO_GRADIENT_NEEDED = {
     "variable": "a source op: autograd stops at trainable variables, whose diffs it collects",

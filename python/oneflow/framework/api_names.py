@@ -89,6 +89,7 @@ ONEFLOW_03_NAMES = {
     """,
     "oneflow.experimental": "enable_typing_check logical_slice logical_slice_assign square_sum",
     "oneflow.linalg": "matmul",
+    "oneflow.quantization": "fake_quantization min_max_observer moving_average_min_maxObserver",
     "oneflow.keras": "activations",
     "oneflow.keras.activations": "gelu gelu_grad relu sigmoid tanh tanh_grad",
 }
