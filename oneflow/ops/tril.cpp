@@ -2,13 +2,14 @@
 // input of rank >= 2 (a batch of rows x columns matrices), keep the elements on and below
 // diagonal `diagonal` (column - row <= diagonal; > 0 above the main diagonal, < 0 below) and set
 // the others to fill_value; fused_scale_tril also multiplies the kept elements by scale.
-// float32, float64, int32, int64; for integer dtypes fill_value and scale must be integers
-// the dtype holds.
+// float32, float64 and the integer dtypes; for integer dtypes fill_value and scale must be
+// integers the dtype holds.
 //
 // Both are linear in x up to the constant fill, so the gradient is the same op on dy with
 // fill_value 0. Every axis may be split: the kernel offsets its rows and columns by the part it
 // holds (oneflow/kernels/cpu/tril.cpp). Partial sums pass through only when fill_value is 0.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -22,10 +23,13 @@ namespace {
 
 void CheckIntegerValue(const std::string& op_type, const std::string& what, double value,
                        DataType data_type) {
-  const double limit = data_type == kInt32
-                           ? static_cast<double>(std::numeric_limits<int32_t>::max())
-                           : 9007199254740992.0;  // 2^53: exact in a double
-  if (!std::isfinite(value) || std::floor(value) != value || std::fabs(value) > limit) {
+  const auto [low, high] = SwitchDataType(data_type, []<typename T>() {
+    // int64 beyond 2^53 is not exact in a double attribute.
+    const double bound = 9007199254740992.0;
+    return std::pair<double, double>(std::max<double>(std::numeric_limits<T>::lowest(), -bound),
+                                     std::min<double>(std::numeric_limits<T>::max(), bound));
+  });
+  if (!std::isfinite(value) || std::floor(value) != value || value < low || value > high) {
     throw Error(ErrorKind::kValue) << op_type << ": " << what << " must be an integer that "
                                    << DataTypeName(data_type) << " holds for an input of that "
                                    << "dtype, got " << value;
@@ -34,7 +38,8 @@ void CheckIntegerValue(const std::string& op_type, const std::string& what, doub
 
 void InferTril(InferContext& ctx, const std::string& op_type, bool scaled) {
   const BlobDesc& in = ctx.Input("in");
-  CheckDataTypeIn(op_type, "in", in.data_type, {kFloat, kDouble, kFloat16, kInt32, kInt64});
+  CheckDataTypeIn(op_type, "in", in.data_type,
+                  {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64, kUInt8});
   if (in.shape.num_axes() < 2) {
     throw Error(ErrorKind::kValue) << op_type << ": the input must have rank >= 2 (matrices in "
                                    << "its last two axes), got shape " << in.shape.ToString();

@@ -50,14 +50,15 @@ def test_tril_float32_with_minus_infinity_fill():
     assert np.isneginf(out[0, 0, 1]) and np.isfinite(out[0, 5, 5])
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64])
 def test_tril_integers(dtype):
     x = np.arange(1, 31, dtype=dtype).reshape(2, 3, 5)
     out, _ = check_op(lambda b: flow.math.tril(b, 1, 7), lambda a: numpy_tril(a, 1, 7),
                       inputs=[x])
     assert out.dtype == dtype and out[0, 0, 2] == 7 and out[0, 0, 1] == 2
-    check_op(lambda b: flow.math.fused_scale_tril(b, 0, -1, 3),
-             lambda a: numpy_tril(a, 0, -1, 3), inputs=[x], multi_device=False)
+    fill = 0 if dtype == np.uint8 else -1
+    check_op(lambda b: flow.math.fused_scale_tril(b, 0, fill, 3),
+             lambda a: numpy_tril(a, 0, fill, 3), inputs=[x], multi_device=False)
 
 
 @pytest.mark.parametrize("diagonal", [10 ** 12, -10 ** 12, 4, -3])
@@ -94,7 +95,10 @@ def _tril_error(shape, dtype=flow.float32, **kwargs):
      r"fused_scale_tril: scale must be an integer that int32 holds"),
     ((2, 2), flow.int64, dict(fill_value=float("inf")), ValueError,
      r"fused_scale_tril: fill_value must be an integer"),
-    ((2, 2), flow.int8, {}, TypeError, r"fused_scale_tril"),
+    ((2, 2), flow.int8, dict(fill_value=-200), ValueError,
+     r"fused_scale_tril: fill_value must be an integer that int8 holds .* got -200"),
+    ((2, 2), flow.uint8, dict(fill_value=-1), ValueError,
+     r"fused_scale_tril: fill_value must be an integer that uint8 holds"),
 ])
 def test_tril_errors(shape, dtype, kwargs, error, message):
     with pytest.raises(error, match=message):

@@ -77,7 +77,7 @@ class TrilKernel final : public Kernel {
 
 }  // namespace
 
-REGISTER_CPU_ARITHMETIC_KERNELS("tril", TrilKernel);
-REGISTER_CPU_ARITHMETIC_KERNELS("fused_scale_tril", TrilKernel);
+REGISTER_CPU_ALL_TYPE_KERNELS("tril", TrilKernel);
+REGISTER_CPU_ALL_TYPE_KERNELS("fused_scale_tril", TrilKernel);
 
 }  // namespace oneflow
