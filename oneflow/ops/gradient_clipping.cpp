@@ -3,6 +3,8 @@
 //       optional scale_by_tensor[0] (the gradient an update op would use, made explicit so its
 //       norm can be taken)
 //   square_sum: out = sum of x^2 ((1,) float, accumulated in double)
+//   multi_square_sum: y = the sum of the squares of every x[i] ((1,) of their dtype, accumulated
+//       in double; OneFlow 0.3's user op, reached through flow.user_op_builder)
 //   global_norm_clip_factor: out = clip_norm / max(sqrt(square_sum), clip_norm) ((1,) float), the
 //       factor every clipped gradient is multiplied by
 // None is differentiable.
@@ -48,6 +50,31 @@ REGISTER_OP("scale_regularize_gradient")
         if (scaled) { signature.Broadcast("scale_by_tensor"); }
         signature.Build();
       }
+      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+    })
+    .NonDifferentiable();
+
+REGISTER_OP("multi_square_sum")
+    .VariadicInput("x")
+    .Output("y")
+    .SetInferFn([](InferContext& ctx) {
+      const int64_t count = ctx.InputCount("x");
+      if (count < 1) { throw Error(ErrorKind::kValue) << "multi_square_sum: needs an input x"; }
+      const DataType data_type = ctx.Input("x", 0).data_type;
+      CheckFloatingDataType("multi_square_sum", "x[0]", data_type);
+      for (int64_t index = 1; index < count; ++index) {
+        CheckSameDataType("multi_square_sum", "x[0]", data_type,
+                          "x[" + std::to_string(index) + "]", ctx.Input("x", index).data_type);
+      }
+      ctx.Output("y") = BlobDesc{Shape({1}), data_type};
+    })
+    .SetSbpFn([](SbpContext& ctx) {
+      // Each part sums its own squares when every x is split along axis 0.
+      bool splittable = true;
+      for (int64_t index = 0; index < ctx.InputCount("x"); ++index) {
+        splittable = splittable && ctx.LogicalInput("x", index).shape.num_axes() > 0;
+      }
+      if (splittable) { ctx.NewSignature().Split("x", 0).PartialSum("y").Build(); }
       ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
     })
     .NonDifferentiable();

@@ -205,6 +205,8 @@ CHECKER_CASES.update({
                                                   "flow.random.shuffle"),
 })
 
+CHECKER_CASES["multi_square_sum"] = ("test_user_op_builder.py", "multi_square_sum")
+
 # quantization-aware training (flow.quantization)
 CHECKER_CASES.update({
     "min_max_observer": ("test_quantization.py", "flow.quantization.min_max_observer"),

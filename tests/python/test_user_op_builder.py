@@ -5,6 +5,7 @@ import pytest
 
 import oneflow as flow
 import oneflow.typing as tp
+from op_checker import check_op
 
 
 def test_relu_forward_and_gradient():
@@ -125,3 +126,19 @@ def test_split_like_sizes_must_add_up():
 
     with pytest.raises(ValueError, match=r"split_like.*add up to 4.*\(5, 2\) has 5"):
         job(np.zeros((5, 2), np.float32))
+
+
+@pytest.mark.parametrize("dtype", [flow.float32, flow.float64])
+def test_multi_square_sum(dtype):
+    """OneFlow 0.3's multi_square_sum user op: the sum of the squares of every input, (1,), in
+    their dtype; on 2-4 devices each part sums its own rows (every SBP signature is checked)."""
+    def multi_square_sum(a, b, c):
+        return (flow.user_op_builder("MultiSquareSum").Op("multi_square_sum")
+                .Input("x", [a, b, c]).Output("y").Build().InferAndTryRun()
+                .RemoteBlobList()[0])
+
+    def reference(a, b, c):
+        total = sum(np.sum(np.square(v.astype(np.float64))) for v in (a, b, c))
+        return np.array([total], a.dtype)
+
+    check_op(multi_square_sum, reference, [(6, 5), (4,), (2, 3, 2)], dtype, differentiable=[])

@@ -41,17 +41,34 @@ class ScaleRegularizeGradientKernel final : public Kernel {
 };
 
 template <typename T>
+double SumOfSquares(const Blob& blob) {
+  const T* x = blob.data<T>();
+  double sum = 0.0;
+  for (int64_t i = 0; i < blob.elem_count(); ++i) {
+    sum += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+  }
+  return sum;
+}
+
+template <typename T>
 class SquareSumKernel final : public Kernel {
  public:
   explicit SquareSumKernel(const KernelInitContext&) {}
   void Forward(KernelContext& ctx) override {
-    const T* x = ctx.Input("x").data<T>();
-    const int64_t n = ctx.Input("x").elem_count();
+    ctx.Output("out").mut_data<float>()[0] = static_cast<float>(SumOfSquares<T>(ctx.Input("x")));
+  }
+};
+
+template <typename T>
+class MultiSquareSumKernel final : public Kernel {
+ public:
+  explicit MultiSquareSumKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
     double sum = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-      sum += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+    for (int64_t index = 0; index < ctx.InputCount("x"); ++index) {
+      sum += SumOfSquares<T>(ctx.Input("x", index));
     }
-    ctx.Output("out").mut_data<float>()[0] = static_cast<float>(sum);
+    ctx.Output("y").mut_data<T>()[0] = static_cast<T>(sum);
   }
 };
 
@@ -73,6 +90,7 @@ class GlobalNormClipFactorKernel final : public Kernel {
 
 REGISTER_CPU_FLOATING_KERNELS("scale_regularize_gradient", ScaleRegularizeGradientKernel);
 REGISTER_CPU_FLOATING_KERNELS("square_sum", SquareSumKernel);
+REGISTER_CPU_FLOATING_KERNELS("multi_square_sum", MultiSquareSumKernel);
 REGISTER_KERNEL("global_norm_clip_factor", "cpu", kFloat, GlobalNormClipFactorKernel);
 
 }  // namespace oneflow
