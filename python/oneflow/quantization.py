@@ -46,8 +46,7 @@ def moving_average_min_maxObserver(input, quantization_bit=8, quantization_schem
         raise TypeError("%s: momentum must be a number, got %r" % (op, momentum))
     session = op_builder.current_job()
     scope = session.scope
-    if name is None:  # a fresh name, without the name spaces the op's full name adds
-        name = scope.unique_name("MovingAverageMinMaxObserver")[len(scope.full_name("")):]
+    name = op_builder.layer_name(name, "MovingAverageMinMaxObserver")
     with scope.namespace(name):
         state = {}
         for variable, dtype in (("moving_max", input.dtype), ("moving_min", input.dtype),

@@ -245,3 +245,60 @@ def test_gelu_grad_and_tanh_grad_match_torch_autograd():
         _build(flow.keras.activations.gelu_grad, x, dy[:, :2])
     with pytest.raises(TypeError, match="tanh_grad: input 'dy' must be a blob"):
         _build(lambda a: flow.keras.activations.tanh_grad(a, 1.0), y)
+
+
+@pytest.mark.parametrize("shape, axis", [((2, 3, 4, 5), 1), ((2, 4, 5, 3), -1), ((6, 4), 1)])
+def test_affine_channel_trains_like_torch(shape, axis):
+    """flow.layers.affine_channel: x * scale + bias per channel along axis, with activation;
+    one SGD step of scale and bias against PyTorch's autograd."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    channels = shape[axis]
+    rng = np.random.RandomState(3)
+    x = rng.uniform(-1, 1, shape).astype(np.float32)
+    scale0 = rng.uniform(0.5, 1.5, channels).astype(np.float32)
+    bias0 = rng.uniform(-0.5, 0.5, channels).astype(np.float32)
+    view = [1] * len(shape)
+    view[axis] = channels
+
+    @flow.global_function(type="train")
+    def step(x: tp.Numpy.Placeholder(shape)) -> tp.Numpy:
+        out = flow.layers.affine_channel(
+            x, axis, scale_initializer=flow.constant_initializer(0.0),
+            bias_initializer=flow.constant_initializer(0.0), activation=flow.math.tanh,
+            name="affine")
+        loss = flow.math.reduce_sum(out * out)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return out
+
+    step(x)  # traces and creates "affine-scale" and "affine-bias" (zeros)
+    flow.load_variables({"affine-scale": scale0.reshape(view), "affine-bias": bias0})
+    out = step(x)
+    scale = torch.tensor(scale0.reshape(view), requires_grad=True)
+    bias = torch.tensor(bias0, requires_grad=True)
+    expected = torch.tanh(torch.tensor(x) * scale + bias.reshape(view))
+    (expected * expected).sum().backward()
+    np.testing.assert_allclose(out, expected.detach().numpy(), rtol=1e-5, atol=1e-6)
+    trained = flow.get_all_variables()
+    assert trained["affine-scale"].shape == tuple(view) and trained["affine-bias"].shape == (
+        channels,)
+    # The update divides by the loss's element count: 1 (a reduce_sum).
+    np.testing.assert_allclose(trained["affine-scale"].numpy(),
+                               (scale - 0.1 * scale.grad).detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(trained["affine-bias"].numpy(),
+                               (bias - 0.1 * bias.grad).detach().numpy(), rtol=1e-5)
+
+
+def test_affine_channel_errors():
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        return flow.layers.affine_channel(x, 2)
+
+    with pytest.raises(ValueError, match=r"layers.affine_channel: axis must be an int in "
+                                         r"\[-2, 2\) for inputs of shape \(2, 3\), got 2"):
+        job(np.zeros((2, 3), np.float32))

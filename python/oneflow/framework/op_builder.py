@@ -23,6 +23,15 @@ def op_name(name, prefix):
     return scope.full_name(name) if name else scope.unique_name(prefix)
 
 
+def layer_name(name, prefix):
+    """`name`, or a fresh '<prefix>_<n>', without the name spaces: for layers that open a name
+    space of it (or prefix their variables with it) inside the current ones."""
+    if name:
+        return name
+    scope = current_job().scope
+    return scope.unique_name(prefix)[len(scope.full_name("")):]
+
+
 def check_blob(value, op_type, argument):
     if not isinstance(value, LazyBlob):
         hint = getattr(value, "usage_hint", None)

@@ -54,3 +54,40 @@ def dense(
         if len(in_shape) > 2:
             out = array_ops.reshape(out, tuple(in_shape[:-1]) + (units,))
     return out
+
+
+def affine_channel(inputs, axis, use_bias=True, scale_initializer=None, bias_initializer=None,
+                   activation=None, trainable=True, name=None, model_distribute=None):
+    """out = activation(inputs * scale + bias) with one scale and one bias per channel along
+    `axis`: variables "<name>-scale" (inputs' rank, 1 except along axis) and "<name>-bias"
+    (channels,), both 0 unless initializers are given, as OneFlow 0.3's."""
+    from oneflow import distribute
+    from oneflow.framework import shapes
+    from oneflow.ops import math_ops
+
+    layer = "layers.affine_channel"
+    op_builder.check_blob(inputs, layer, "inputs")
+    rank = len(inputs.shape)
+    if not shapes.is_int(axis) or not -rank <= axis < rank:
+        raise ValueError("%s: axis must be an int in [%d, %d) for inputs of shape %r, got %r"
+                         % (layer, -rank, rank, tuple(inputs.shape), axis))
+    axis = axis % rank
+    if activation is not None and not callable(activation):
+        raise TypeError("%s: activation must be a callable such as flow.nn.relu, or None, got %r"
+                        % (layer, activation))
+    model_distribute = model_distribute or distribute.broadcast()
+    prefix = op_builder.layer_name(name, "AffineChannel")
+    channel_shape = tuple(inputs.shape[axis] if a == axis else 1 for a in range(rank))
+    scale = variables.get_variable(
+        prefix + "-scale", shape=channel_shape, dtype=inputs.dtype,
+        initializer=scale_initializer or initializers.constant_initializer(0),
+        trainable=trainable, distribute=model_distribute).with_distribute(model_distribute)
+    out = math_ops.multiply(inputs, scale, name=prefix + "_mul")
+    if use_bias:
+        bias = variables.get_variable(
+            prefix + "-bias", shape=(inputs.shape[axis],), dtype=inputs.dtype,
+            initializer=bias_initializer or initializers.constant_initializer(0),
+            trainable=trainable, distribute=model_distribute).with_distribute(model_distribute)
+        out = math_ops.add(out, array_ops.reshape(bias, channel_shape, name=prefix + "_bias"),
+                           name=prefix + "_bias_add")
+    return activation(out) if activation is not None else out
