@@ -414,8 +414,8 @@ class AssignGpuKernel final : public Kernel {
 
 OF_REGISTER_GPU_FLOATING_KERNELS("prelu", PreluGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("prelu_grad", PreluGradGpuKernel);
-OF_REGISTER_GPU_ARITHMETIC_KERNELS("tril", TrilGpuKernel);
-OF_REGISTER_GPU_ARITHMETIC_KERNELS("fused_scale_tril", TrilGpuKernel);
+OF_REGISTER_GPU_ALL_TYPE_KERNELS("tril", TrilGpuKernel);
+OF_REGISTER_GPU_ALL_TYPE_KERNELS("fused_scale_tril", TrilGpuKernel);
 REGISTER_KERNEL("where", "gpu", kFloat, WhereGpuKernel<uint32_t>);
 REGISTER_KERNEL("where", "gpu", kDouble, WhereGpuKernel<uint64_t>);
 REGISTER_KERNEL("where", "gpu", kInt8, WhereGpuKernel<uint8_t>);
