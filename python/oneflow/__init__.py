@@ -20,7 +20,7 @@ from oneflow.framework.user_op_builder import (  # noqa: F401
 )
 from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa: F401
 from oneflow.ops.array_ops import (  # noqa: F401
-    cast, constant, identity, matmul, parallel_cast, reshape, transpose,
+    cast, constant, copy, identity, matmul, parallel_cast, reshape, transpose,
 )
 from oneflow.ops.math_ops import where  # noqa: F401
 from oneflow.math import broadcast_to_compatible_with  # noqa: F401 - also top-level in 0.3

@@ -21,3 +21,30 @@ def test_identity_int32_forward():
 def test_identity_gradient_is_ones():
     _, gradients = check_op(flow.identity, lambda x: x, [(2, 2)])
     np.testing.assert_array_equal(gradients[0], np.ones((2, 2)))
+
+
+def test_copy_moves_a_blob_to_the_current_placement():
+    """flow.copy (OneFlow 0.3): a copy made on the devices of the current placement; values
+    and the gradient come back through the boxing between the two placements."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    flow.config.cpu_device_num(3)
+    seen = {}
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0"):
+            v = flow.get_variable("v", (4, 3), initializer=flow.zeros_initializer())
+            y = x + v
+        flow.watch_diff(y, lambda d: seen.setdefault("dy", d))
+        with flow.scope.placement("cpu", "0:1-2"):
+            z = flow.copy(y)
+            loss = flow.math.reduce_sum(z * z)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        assert z.placement.device_names != y.placement.device_names
+        return z
+
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(job(x), x)
+    np.testing.assert_array_equal(seen["dy"], 2 * x)

@@ -31,6 +31,13 @@ def identity(x, name=None):
     return op_builder.add_single_output_op("identity", name, "Identity", {"in": x})
 
 
+def copy(x, name=None):
+    """A copy of x made where the current flow.scope.placement says (OneFlow 0.3's flow.copy:
+    moving a blob to other devices is the boxing between x's placement and the copy's)."""
+    op_builder.check_blob(x, "copy", "x")
+    return op_builder.add_single_output_op("identity", name, "Copy", {"in": x})
+
+
 def cast(x, dtype, name=None):
     op_builder.check_blob(x, "cast", "x")
     dtype = dtypes.check(dtype, "cast dtype")
