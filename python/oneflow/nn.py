@@ -16,7 +16,7 @@ from oneflow.ops.loss_ops import (  # noqa: F401
 )
 from oneflow.ops.conv_ops import (  # noqa: F401
     avg_pool1d, avg_pool2d, avg_pool3d, compat_conv2d, conv1d, conv2d, conv2d_transpose, conv3d,
-    max_pool1d, max_pool2d, max_pool3d,
+    max_pool1d, max_pool2d, max_pool3d, unfold2d,
 )
 from oneflow.ops.extra_nn_ops import (  # noqa: F401
     fused_bias_add_dropout, fused_bias_add_gelu, margin_ranking_loss as MarginRankingLoss, moments,

@@ -302,3 +302,34 @@ def test_affine_channel_errors():
     with pytest.raises(ValueError, match=r"layers.affine_channel: axis must be an int in "
                                          r"\[-2, 2\) for inputs of shape \(2, 3\), got 2"):
         job(np.zeros((2, 3), np.float32))
+
+
+@pytest.mark.parametrize("shape, kernel, strides, dilation, padding, torch_pad", [
+    ((1, 3, 8, 8), 3, 2, 1, "SAME", (0, 1, 0, 1)),           # OneFlow's docstring example
+    ((2, 2, 7, 6), [2, 3], [1, 2], [2, 1], "VALID", (0, 0, 0, 0)),
+    ((2, 3, 5, 5), 3, 1, 1, 1, (1, 1, 1, 1)),                # an int pads every side
+    ((1, 2, 6, 7), 2, 2, 1, [(0, 0), (0, 0), (1, 0), (0, 1)], (0, 1, 1, 0)),
+    ((1, 1, 6, 6), 3, 2, 2, "SAME_LOWER", (2, 2, 2, 2)),
+])
+def test_unfold2d_matches_torch(shape, kernel, strides, dilation, padding, torch_pad):
+    """flow.nn.unfold2d against torch.nn.functional.unfold of the input padded the same way;
+    float64 gradients against finite differences (and the multi-device pass)."""
+    def reference(x):
+        padded = F.pad(torch.from_numpy(x), torch_pad)
+        return F.unfold(padded, kernel, dilation=dilation, stride=strides).numpy()
+
+    check_op(lambda x: flow.nn.unfold2d(x, kernel, strides, dilation, padding), reference,
+             [shape], flow.float64, weight_output=True)
+
+
+@pytest.mark.parametrize("kwargs, error, pattern", [
+    (dict(data_format="NHWC"), NotImplementedError, "only data_format 'NCHW'"),
+    (dict(ceil_mode=True), NotImplementedError, "ceil_mode=True is not supported"),
+    (dict(kernel_size=9), ValueError, r"a \[9, 9\] window .* does not fit input \(1, 2, 4, 4\)"),
+    (dict(strides=0), ValueError, r"strides must be positive"),
+])
+def test_unfold2d_errors(kwargs, error, pattern):
+    arguments = dict(kernel_size=2, strides=1, dilation_rate=1, padding="VALID")
+    arguments.update(kwargs)
+    with pytest.raises(error, match="unfold2d: " + pattern):
+        _build(lambda x: flow.nn.unfold2d(x, **arguments), np.zeros((1, 2, 4, 4), np.float32))

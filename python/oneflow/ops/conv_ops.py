@@ -451,3 +451,68 @@ def layers_conv3d(inputs, filters, kernel_size=1, strides=1, padding="VALID",
                        dilation_rate, groups, activation, use_bias, kernel_initializer,
                        bias_initializer, kernel_regularizer, bias_regularizer, trainable, name,
                        weight_name, bias_name)
+
+
+def unfold2d(input, kernel_size, strides, dilation_rate, padding, data_format="NCHW",  # noqa: A002
+             ceil_mode=False, name=None):
+    """im2col (torch.nn.functional.unfold): every kernel_size window of the NCHW input (strided,
+    dilated, padded with zeros as a convolution's) as a column: (N, C * kh * kw, oh * ow), rows
+    ordered by channel, then window row, then window column. Made of pad, strided slices and a
+    concat, so its gradient sums each window's share back. NHWC and ceil_mode are not
+    supported (OneFlow 0.3 has no unfold1d / unfold3d either)."""
+    from oneflow.ops import array_ops, shape_ops
+
+    op = "unfold2d"
+    op_builder.check_blob(input, op, "input")
+    if data_format != "NCHW":
+        raise NotImplementedError("%s: only data_format 'NCHW' is supported, got %r"
+                                  % (op, data_format))
+    if ceil_mode:
+        raise NotImplementedError("%s: ceil_mode=True is not supported" % op)
+    _check_rank(op, "input", input, 4)
+    kernel = _int_list(op, "kernel_size", kernel_size, 2, True)
+    stride = _int_list(op, "strides", strides, 2, True)
+    dilation = _int_list(op, "dilation_rate", dilation_rate, 2, True)
+    for what, values in (("kernel_size", kernel), ("strides", stride),
+                         ("dilation_rate", dilation)):
+        if min(values) < 1:
+            raise ValueError("%s: %s must be positive, got %r" % (op, what, values))
+    if shapes.is_int(padding):
+        padding = [int(padding)] * 2
+    mode, before, after = _padding(op, padding, 2, True)
+    sizes = input.shape[2:]
+    for axis in range(2):
+        reach = (kernel[axis] - 1) * dilation[axis] + 1
+        if mode in ("same_upper", "same_lower"):
+            total = max((-(-sizes[axis] // stride[axis]) - 1) * stride[axis] + reach - sizes[axis],
+                        0)
+            small, large = total // 2, total - total // 2
+            before[axis], after[axis] = (small, large) if mode == "same_upper" else (large, small)
+        if min(before[axis], after[axis]) < 0:
+            raise ValueError("%s: padding must be >= 0, got %r" % (op, padding))
+    outputs = [(sizes[a] + before[a] + after[a] - ((kernel[a] - 1) * dilation[a] + 1))
+               // stride[a] + 1 for a in range(2)]
+    if min(outputs) < 1:
+        raise ValueError("%s: a %r window (dilation %r) does not fit input %r padded by %r / %r"
+                         % (op, kernel, dilation, tuple(input.shape), before, after))
+    name = op_builder.layer_name(name, "Unfold2D")
+    padded = input
+    if max(before + after) > 0:
+        padded = shape_ops.pad(input, [(0, 0), (0, 0)] + list(zip(before, after)),
+                               name=name + "-pad")
+    batch, channels = input.shape[:2]
+    columns = []
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            window = [(None, None, None), (None, None, None)]
+            for axis, offset in enumerate((i, j)):
+                start = offset * dilation[axis]
+                window.append((start, start + (outputs[axis] - 1) * stride[axis] + 1,
+                               stride[axis]))
+            part = shape_ops.slice_v2(padded, window, name="%s-window%d_%d" % (name, i, j))
+            columns.append(array_ops.reshape(part, (batch, channels, 1) + tuple(outputs),
+                                             name="%s-column%d_%d" % (name, i, j)))
+    stacked = columns[0] if len(columns) == 1 else shape_ops.concat(columns, axis=2,
+                                                                     name=name + "-concat")
+    return array_ops.reshape(stacked, (batch, channels * kernel[0] * kernel[1],
+                                       outputs[0] * outputs[1]), name=name)
