@@ -1,5 +1,7 @@
 """oneflow.layers"""
-from oneflow.ops.layers import affine_channel, dense  # noqa: F401
+from oneflow.ops.layers import (  # noqa: F401
+    affine_channel, categorical_ordinal_encoder, dense,
+)
 from oneflow.ops.norm_ops import (  # noqa: F401
     batch_normalization_add_relu, batch_normalization_relu,
     layer_batch_normalization as batch_normalization, layer_norm, layer_norm_grad,

@@ -353,3 +353,78 @@ def test_layer_norm_grad_and_param_grad_match_torch_autograd():
     np.testing.assert_allclose(normalized_diff, dy * gamma, rtol=1e-12)
     np.testing.assert_allclose(beta_diff, dy.sum(axis=(0, 1)), rtol=1e-12)
     np.testing.assert_allclose(gamma_diff, (dy * norm).sum(axis=(0, 1)), rtol=1e-12)
+
+
+def _ordinal_reference(batches):
+    """OneFlow's encoding: each new nonzero key gets the next ordinal, in row-major order."""
+    seen, out = {}, []
+    for batch in batches:
+        flat = [0 if k == 0 else seen.setdefault(int(k), len(seen) + 1) for k in batch.ravel()]
+        out.append(np.array(flat, batch.dtype).reshape(batch.shape))
+    return out
+
+
+def test_categorical_ordinal_encoder_oneflow_example():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3, 3), dtype=flow.int32)) -> tp.Numpy:
+        return flow.layers.categorical_ordinal_encoder(x, capacity=320)
+
+    x = np.array([[7, 0, 2], [1, 7, 2], [0, 1, 7]], np.int32)
+    np.testing.assert_array_equal(job(x), [[1, 0, 2], [3, 1, 2], [0, 3, 1]])
+    assert set(flow.get_all_variables()) == {"CategoricalOrdinalEncoder-Table",
+                                             "CategoricalOrdinalEncoder-Size"}
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_categorical_ordinal_encode_remembers_across_calls(devices):
+    """int64 hashes over the whole range (colliding slots included), 20 calls: the ordinals
+    follow first appearance, and the same table on every device."""
+    flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
+    capacity = 700
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((50,), dtype=flow.int64)) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0-%d" % (devices - 1)):
+            table = flow.get_variable("table", (2 * capacity,), dtype=flow.int64,
+                                      initializer=flow.zeros_initializer(), trainable=False)
+            size = flow.get_variable("size", (1,), dtype=flow.int64,
+                                     initializer=flow.zeros_initializer(), trainable=False)
+            return flow.categorical_ordinal_encode(table, size, x)
+
+    rng = np.random.RandomState(0)
+    keys = rng.randint(-2 ** 63, 2 ** 63 - 1, size=500, dtype=np.int64)
+    keys[:3] = [capacity, 2 * capacity, 0]  # two keys of one slot, and 0
+    batches = [keys[rng.randint(0, 500, 50)] for _ in range(20)]
+    for got, expected in zip([job(b) for b in batches], _ordinal_reference(batches)):
+        np.testing.assert_array_equal(got, expected)
+    used = len({int(k) for b in batches for k in b if k != 0})
+    assert flow.get_all_variables()["size"].numpy()[0] == used
+
+
+def test_categorical_ordinal_encode_errors():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def full(x: tp.Numpy.Placeholder((5,), dtype=flow.int32)) -> tp.Numpy:
+        return flow.layers.categorical_ordinal_encoder(x, capacity=3, name="small")
+
+    with pytest.raises(ValueError, match=r"categorical_ordinal_encode \(op 'small-Encode'\): the "
+                                         r"table is full: all 3 slots hold categories"):
+        full(np.array([1, 2, 3, 4, 5], np.int32))
+
+    def build(body, dtype=flow.int32):
+        flow.clear_default_session()
+
+        @flow.global_function()
+        def job(x: tp.Numpy.Placeholder((4,), dtype=dtype)) -> tp.Numpy:
+            return body(x)
+
+        job(np.zeros(4, flow.convert_oneflow_dtype_to_numpy_dtype(dtype)))
+
+    with pytest.raises(TypeError, match="categorical_ordinal_encode: in has dtype float32"):
+        build(lambda x: flow.layers.categorical_ordinal_encoder(x, 8), flow.float32)
+    with pytest.raises(NotImplementedError, match="only hash_precomputed=True"):
+        build(lambda x: flow.layers.categorical_ordinal_encoder(x, 8, hash_precomputed=False))
+    with pytest.raises(ValueError, match="capacity must be a positive int, got 0"):
+        build(lambda x: flow.layers.categorical_ordinal_encoder(x, 0))

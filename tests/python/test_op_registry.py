@@ -206,6 +206,8 @@ CHECKER_CASES.update({
 })
 
 CHECKER_CASES["multi_square_sum"] = ("test_user_op_builder.py", "multi_square_sum")
+CHECKER_CASES["categorical_ordinal_encode"] = ("test_more_ops.py",
+                                               "flow.categorical_ordinal_encode")
 
 # quantization-aware training (flow.quantization)
 CHECKER_CASES.update({

@@ -91,3 +91,38 @@ def affine_channel(inputs, axis, use_bias=True, scale_initializer=None, bias_ini
         out = math_ops.add(out, array_ops.reshape(bias, channel_shape, name=prefix + "_bias"),
                            name=prefix + "_bias_add")
     return activation(out) if activation is not None else out
+
+
+def categorical_ordinal_encode(table, size, input_tensor, hash_precomputed=True, name=None):
+    """Ordinals 1, 2, 3, ... for the int32/int64 category hashes of input_tensor, in the order
+    first seen (0 stays 0), remembered in the variables `table` (2 * capacity entries) and
+    `size` of input_tensor's dtype (oneflow/ops/categorical_ordinal_encode.cpp)."""
+    op = "categorical_ordinal_encode"
+    for argument, blob in (("input_tensor", input_tensor), ("table", table), ("size", size)):
+        op_builder.check_blob(blob, op, argument)
+    if hash_precomputed is not True:
+        raise NotImplementedError("%s: only hash_precomputed=True is supported (the input holds "
+                                  "hashes)" % op)
+    return op_builder.add_single_output_op(
+        op, name, "CategoricalOrdinalEncode",
+        {"in": input_tensor, "table": table, "size": size}, {"hash_precomputed": True})
+
+
+def categorical_ordinal_encoder(input_tensor, capacity, hash_precomputed=True,
+                                name="CategoricalOrdinalEncoder"):
+    """categorical_ordinal_encode with its own table for up to `capacity` categories: the
+    variables "<name>-Table" and "<name>-Size"; the op is "<name>-Encode"."""
+    from oneflow.framework import shapes
+
+    layer = "layers.categorical_ordinal_encoder"
+    op_builder.check_blob(input_tensor, layer, "input_tensor")
+    if not shapes.is_int(capacity) or capacity < 1:
+        raise ValueError("%s: capacity must be a positive int, got %r" % (layer, capacity))
+    session = op_builder.current_job()
+    with session.scope.namespace(name):
+        state = [variables.get_variable(
+            variable, shape=shape, dtype=input_tensor.dtype,
+            initializer=initializers.constant_initializer(0), trainable=False, reuse=False)
+            for variable, shape in (("Table", (2 * int(capacity),)), ("Size", (1,)))]
+        return categorical_ordinal_encode(state[0], state[1], input_tensor, hash_precomputed,
+                                          name="Encode")
