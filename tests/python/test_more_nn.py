@@ -333,3 +333,32 @@ def test_unfold2d_errors(kwargs, error, pattern):
     arguments.update(kwargs)
     with pytest.raises(error, match="unfold2d: " + pattern):
         _build(lambda x: flow.nn.unfold2d(x, **arguments), np.zeros((1, 2, 4, 4), np.float32))
+
+
+def _attention_reference(x, head_size, alpha):
+    seq, batch, hidden = x.shape
+    heads = hidden // (3 * head_size)
+    q, k, v = (x.reshape(seq, batch, heads, 3, head_size)[:, :, :, i].transpose(1, 2, 0, 3)
+               for i in range(3))
+    return alpha * q @ k.transpose(0, 1, 3, 2), v
+
+
+@pytest.mark.parametrize("output", [0, 1])
+def test_fused_self_attention_query_mul_key_and_value(output):
+    """Scores and values against NumPy, gradients against finite differences; the GPT-style
+    composition OneFlow 0.3's test compares with."""
+    head_size, alpha = 3, 0.5
+
+    def flow_fn(x):
+        return flow.nn.fused_self_attention_query_mul_key_and_value(x, head_size, alpha)[output]
+
+    check_op(flow_fn, lambda x: _attention_reference(x, head_size, alpha)[output],
+             [(5, 2, 2 * 3 * head_size)], flow.float64, weight_output=True)
+
+
+def test_fused_self_attention_errors():
+    with pytest.raises(ValueError, match=r"fused_self_attention_query_mul_key_and_value: x must "
+                                         r"be \(seq, batch, heads \* 3 \* head_size\) with "
+                                         r"head_size 4, got shape \(5, 2, 18\)"):
+        _build(lambda x: flow.nn.fused_self_attention_query_mul_key_and_value(x, 4)[0],
+               np.zeros((5, 2, 18), np.float32))

@@ -9,7 +9,9 @@ import random
 import numpy as np
 
 from oneflow.framework import dtypes, op_builder, shapes
-from oneflow.ops import array_ops, index_ops, loss_ops, math_ops, nn_ops, norm_ops, reduce_ops
+from oneflow.ops import (
+    array_ops, index_ops, loss_ops, math_ops, nn_ops, norm_ops, reduce_ops, shape_ops,
+)
 
 _FLOATING = (dtypes.float32, dtypes.float64)
 
@@ -243,3 +245,32 @@ def tanh_grad(y, dy, name=None):
     op_builder.check_blob(dy, "tanh_grad", "dy")
     return op_builder.add_single_output_op("tanh_grad", name, "TanhGrad", {"y": y, "dy": dy},
                                            output="dx")
+
+
+def fused_self_attention_query_mul_key_and_value(x, head_size, alpha=1.0, name=None):
+    """Self-attention scores and values from fused projections: x (seq, batch, heads * 3 *
+    head_size), each head's query, key and value side by side. Returns (alpha * query @ key^T
+    of shape (batch, heads, seq, seq), value (batch, heads, seq, head_size)), as OneFlow 0.3's
+    GPU-fused op; here made of reshape, slice, transpose and a batched matmul."""
+    op = "fused_self_attention_query_mul_key_and_value"
+    op_builder.check_blob(x, op, "x")
+    if not shapes.is_int(head_size) or head_size < 1:
+        raise ValueError("%s: head_size must be a positive int, got %r" % (op, head_size))
+    alpha = _real(alpha, op, "alpha")
+    if len(x.shape) != 3 or x.shape[2] % (3 * head_size) != 0:
+        raise ValueError("%s: x must be (seq, batch, heads * 3 * head_size) with head_size %d, "
+                         "got shape %r" % (op, head_size, tuple(x.shape)))
+    seq, batch, hidden = x.shape
+    heads = hidden // (3 * head_size)
+    name = op_builder.layer_name(name, "FusedSelfAttentionQueryMulKeyAndValue")
+    split = array_ops.reshape(x, (seq, batch, heads, 3, head_size), name=name + "-split")
+    query, key, value = (
+        array_ops.transpose(
+            array_ops.reshape(
+                shape_ops.slice_v2(split, [(None, None, None)] * 3 + [(i, i + 1, 1)],
+                                   name="%s-slice%d" % (name, i)),
+                (seq, batch, heads, head_size), name="%s-squeeze%d" % (name, i)),
+            (1, 2, 0, 3), name="%s-transpose%d" % (name, i))
+        for i in range(3))
+    scores = array_ops.matmul(query, key, transpose_b=True, alpha=alpha, name=name + "-qmk")
+    return scores, value
