@@ -20,8 +20,9 @@ from oneflow.ops.conv_ops import (  # noqa: F401
 )
 from oneflow.ops.extra_nn_ops import (  # noqa: F401
     fused_bias_add_dropout, fused_bias_add_gelu, fused_self_attention_query_mul_key_and_value,
-    margin_ranking_loss as MarginRankingLoss, moments, pixel_shuffle as PixelShuffle, pixel_shufflev2 as PixelShufflev2, random_mask_like,
-    softmax_grad, sparse_cross_entropy, triplet_margin_loss as TripletMarginLoss,
+    margin_ranking_loss as MarginRankingLoss, moments, pixel_shuffle as PixelShuffle,
+    pixel_shufflev2 as PixelShufflev2, random_mask_like, softmax_grad, sparse_cross_entropy,
+    triplet_margin_loss as TripletMarginLoss,
 )
 from oneflow.ops.norm_ops import group_normalization as GroupNorm  # noqa: F401
 from oneflow.ops.conv_ops import torch_conv2d_transpose  # noqa: F401
