@@ -29,4 +29,8 @@ from oneflow.ops.conv_ops import torch_conv2d_transpose  # noqa: F401
 from oneflow.ops.triangular_ops import fused_scale_tril, tril  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
+# OneFlow 0.3's TensorFlow-style transposed convolution (output_shape with "SAME" / "VALID"),
+# which conv2d_transpose already is.
+conv2d_transpose_V2 = conv2d_transpose
+
 __getattr__ = _missing_name_hook("oneflow.nn")

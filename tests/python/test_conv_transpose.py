@@ -190,3 +190,18 @@ def test_deconv2d_op_attribute_errors(attrs, message):
 
     with pytest.raises(ValueError, match=message):
         job(np.zeros((1, 3, 2, 2), np.float32), np.zeros((3, 2, 3, 3), np.float32))
+
+
+def test_conv2d_transpose_v2_is_the_tensorflow_style_transpose():
+    """flow.nn.conv2d_transpose_V2 (OneFlow 0.3's TensorFlow-style deconvolution, odd padding
+    cropped at the end) on an odd SAME case, against PyTorch."""
+    _, numpy_fn, shape = deconv_case("NCHW", (2, 2, 3, 3), (2, 2, 4, 4), strides=2,
+                                     padding="SAME", output_shape=(2, 2, 5, 6))
+
+    def flow_fn(x, w):
+        return flow.nn.conv2d_transpose_V2(x, w, output_shape=(2, 2, 5, 6), strides=2,
+                                           padding="SAME")
+
+    out, _ = check_op(flow_fn, numpy_fn, [(2, 2, 3, 3), (2, 2, 4, 4)], flow.float64,
+                      multi_device=False)
+    assert out.shape == shape
