@@ -17,8 +17,8 @@ from oneflow.ops.reduce_ops import (  # noqa: F401
 from oneflow.ops.sort_ops import argmax, argmin, in_top_k, top_k  # noqa: F401
 from oneflow.ops.triangular_ops import fused_scale_tril, tril  # noqa: F401
 from oneflow.ops.extra_math_ops import (  # noqa: F401
-    atan2, broadcast_to_compatible_with, l2_normalize, polyval, sigmoid_grad, squared_difference,
-    xdivy, xlogy,
+    atan2, broadcast_to_compatible_with, invert_permutation, is_non_decreasing,
+    is_strictly_increasing, l2_normalize, polyval, sigmoid_grad, squared_difference, xdivy, xlogy,
 )
 from oneflow.ops.extra_nn_ops import gelu_grad  # noqa: F401
 from oneflow.ops.extra_array_ops import reduced_shape_elem_cnt  # noqa: F401

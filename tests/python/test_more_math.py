@@ -269,3 +269,38 @@ def test_experimental_square_sum_and_its_gradient():
     assert total.shape == (1,)
     np.testing.assert_allclose(total, [np.square(x.astype(np.float64)).sum()], rtol=1e-6)
     np.testing.assert_allclose(grads["offset"], 2 * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([[1, 2, 2], [3, 4, 5]], np.float32), np.array([[1, 2, 3], [4, 5, 6]], np.float32),
+    np.array([3, 1, 2], np.int32), np.array([7], np.int64), np.array([1.0, np.nan], np.float64),
+])
+def test_monotonic_checks_match_numpy(x):
+    import typing
+
+    flow.clear_default_session()
+    dtype = {np.float32: flow.float32, np.float64: flow.float64, np.int32: flow.int32,
+             np.int64: flow.int64}[x.dtype.type]
+
+    @flow.global_function()
+    def job(a: tp.Numpy.Placeholder(x.shape, dtype=dtype)) -> typing.Tuple[tp.Numpy, tp.Numpy]:
+        return flow.math.is_non_decreasing(a), flow.math.is_strictly_increasing(a)
+
+    flat = x.ravel()
+    non_decreasing, increasing = job(x)
+    np.testing.assert_array_equal(non_decreasing, [np.all(flat[1:] >= flat[:-1])])
+    np.testing.assert_array_equal(increasing, [np.all(flat[1:] > flat[:-1])])
+    assert non_decreasing.dtype == np.int8
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_invert_permutation(dtype):
+    flow.clear_default_session()
+    permutation = np.random.RandomState(2).permutation(9).astype(dtype)
+
+    @flow.global_function()
+    def job(p: tp.Numpy.Placeholder((9,), dtype=flow.int32 if dtype == np.int32
+                                    else flow.int64)) -> tp.Numpy:
+        return flow.math.invert_permutation(p)
+
+    np.testing.assert_array_equal(job(permutation), np.argsort(permutation))

@@ -165,3 +165,40 @@ def diag(input, diagonal=0, name=None):  # noqa: A002 - OneFlow's name
     raise ValueError("diag: input must be a vector or a matrix, got shape %r"
                      % (tuple(input.shape),))
 
+
+
+def _monotonic(x, strict, op, name):
+    """(1,) int8: 1 when consecutive elements of x (row-major) all increase (strict) or never
+    decrease, as TensorFlow's tf.math.is_non_decreasing / is_strictly_increasing."""
+    op_builder.check_blob(x, op, "x")
+    count = int(np.prod(x.shape))
+    if count < 2:
+        return array_ops.constant(1, dtype=dtypes.int8, shape=(1,), name=name)
+    flat = array_ops.reshape(x, (count,), name=_sub_name(name, "flat"))
+    earlier = shape_ops.slice_v2(flat, [(0, count - 1, 1)], name=_sub_name(name, "earlier"))
+    later = shape_ops.slice_v2(flat, [(1, count, 1)], name=_sub_name(name, "later"))
+    compare = math_ops.greater if strict else math_ops.greater_equal
+    return reduce_ops.reduce_all(compare(later, earlier, name=_sub_name(name, "compare")),
+                                 name=name)
+
+
+def is_non_decreasing(x, name=None):
+    return _monotonic(x, False, "math.is_non_decreasing", name)
+
+
+def is_strictly_increasing(x, name=None):
+    return _monotonic(x, True, "math.is_strictly_increasing", name)
+
+
+def invert_permutation(x, name=None):
+    """y with y[x[i]] = i for a permutation x of 0 .. n - 1 (1-D int32/int64), as
+    tf.math.invert_permutation."""
+    op = "math.invert_permutation"
+    op_builder.check_blob(x, op, "x")
+    if len(x.shape) != 1 or x.dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError("%s: x must be a 1-D int32 or int64 permutation, got %s of shape %r"
+                         % (op, x.dtype.name, tuple(x.shape)))
+    count = x.shape[0]
+    positions = range_ops.range(count, dtype=x.dtype, name=_sub_name(name, "positions"))
+    return index_ops.scatter_nd(array_ops.reshape(x, (count, 1), name=_sub_name(name, "index")),
+                                positions, (count,), name=name)
