@@ -1,6 +1,8 @@
 // cast: out = in converted to `dtype`. The gradient casts the output's gradient back to the
 // input's dtype, integers included (as in OneFlow 0.3: a cast to int8 and back carries an int8
 // gradient, truncated); auto mixed precision relies on it for float16.
+// fused_cast_scale (OneFlow 0.3's user op): y = x converted to scalar's dtype, times scalar[0]
+// (scalar of shape (1,)); float32 / float64 on both sides. Not differentiable, as in OneFlow.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -46,5 +48,31 @@ REGISTER_OP("cast")
       AddElementwiseSignatures(ctx, ctx.LogicalInput("in").shape.num_axes(), linear);
     })
     .SetGradFn(GenerateCastGrad);
+
+REGISTER_OP("fused_cast_scale")
+    .Input("x")
+    .Input("scalar")
+    .Output("y")
+    .KernelDataTypeFrom("scalar")
+    .SetInferFn([](InferContext& ctx) {
+      const BlobDesc& x = ctx.Input("x");
+      const BlobDesc& scalar = ctx.Input("scalar");
+      CheckFloatingDataType("fused_cast_scale", "x", x.data_type);
+      CheckFloatingDataType("fused_cast_scale", "scalar", scalar.data_type);
+      if (scalar.shape != Shape({1})) {
+        throw Error(ErrorKind::kValue) << "fused_cast_scale: scalar must have shape (1,), got "
+                                       << scalar.shape.ToString();
+      }
+      ctx.Output("y") = BlobDesc{x.shape, scalar.data_type};
+    })
+    .SetSbpFn([](SbpContext& ctx) {
+      for (int64_t axis = 0; axis < ctx.LogicalInput("x").shape.num_axes(); ++axis) {
+        ctx.NewSignature().Split("x", axis).Broadcast("scalar").Split("y", axis).Build();
+      }
+      ctx.NewSignature().PartialSum("x").Broadcast("scalar").PartialSum("y").Build();
+      ctx.NewSignature().Broadcast("x").PartialSum("scalar").PartialSum("y").Build();
+      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
+    })
+    .NonDifferentiable();
 
 }  // namespace oneflow

@@ -142,3 +142,22 @@ def test_multi_square_sum(dtype):
         return np.array([total], a.dtype)
 
     check_op(multi_square_sum, reference, [(6, 5), (4,), (2, 3, 2)], dtype, differentiable=[])
+
+
+@pytest.mark.parametrize("x_dtype, scalar_dtype", [(np.float32, np.float64),
+                                                   (np.float64, np.float32),
+                                                   (np.float32, np.float32)])
+def test_fused_cast_scale(x_dtype, scalar_dtype):
+    """OneFlow 0.3's fused_cast_scale user op: x converted to scalar's dtype, times scalar[0];
+    every SBP signature on 2-4 devices."""
+    def fused_cast_scale(x, scalar):
+        return (flow.user_op_builder("FusedCastScale").Op("fused_cast_scale")
+                .Input("x", [x]).Input("scalar", [scalar]).Output("y").Build()
+                .InferAndTryRun().RemoteBlobList()[0])
+
+    rng = np.random.RandomState(4)
+    x = rng.uniform(-2, 2, (6, 4)).astype(x_dtype)
+    scalar = np.array([2.5], scalar_dtype)
+    out, _ = check_op(fused_cast_scale, lambda a, s: a.astype(scalar_dtype) * s[0],
+                      inputs=[x, scalar], differentiable=[])
+    assert out.dtype == scalar_dtype

@@ -86,8 +86,35 @@ class CastToHalfKernel final : public Kernel {
   }
 };
 
+// fused_cast_scale: y = Out(x) * scalar[0], x float32 or float64.
+template <typename Out>
+class FusedCastScaleKernel final : public Kernel {
+ public:
+  explicit FusedCastScaleKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
+    const Out scale = ctx.Input("scalar").data<Out>()[0];
+    Out* y = ctx.Output("y").mut_data<Out>();
+    auto scaled = [&]<typename In>() {
+      const In* source = x.data<In>();
+      ParallelForElements(ctx, x.elem_count(), kElementwiseGrain,
+                          PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                            for (int64_t i = begin; i < end; ++i) {
+                              y[i] = static_cast<Out>(source[i]) * scale;
+                            }
+                          }));
+    };
+    if (x.data_type() == kFloat) {
+      scaled.template operator()<float>();
+    } else {
+      scaled.template operator()<double>();
+    }
+  }
+};
+
 }  // namespace
 
+REGISTER_CPU_FLOATING_KERNELS("fused_cast_scale", FusedCastScaleKernel);
 REGISTER_KERNEL("cast", "cpu", kFloat, CastKernel<float>);
 REGISTER_KERNEL("cast", "cpu", kDouble, CastKernel<double>);
 REGISTER_KERNEL("cast", "cpu", kInt8, CastKernel<int8_t>);
