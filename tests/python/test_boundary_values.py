@@ -126,10 +126,24 @@ def test_constant_like_and_pad_values_beyond_an_integer_dtype():
     x = np.array([1, 2], np.int32)
     with pytest.raises(ValueError, match=r"constant_like: value 1099511627776 is out of range"):
         _build(lambda a: flow.constant_like(a, 2 ** 40, dtype=flow.int32), x)
-    with pytest.raises(ValueError, match=r"pad: value 1.5 is not an integer, dtype is int32"):
-        _build(lambda a: flow.pad(a, [(1, 0)], constant_value=1.5), x)
-    with pytest.raises(ValueError, match=r"flow.constant: value nan is not an integer"):
+    with pytest.raises(ValueError, match=r"flow.constant: value nan is not a finite number"):
         _build(lambda a: flow.constant(float("nan"), dtype=flow.int32, shape=(2,)), x)
+    with pytest.raises(ValueError, match=r"pad: value -129.5 is out of range \[-128, 127\]"):
+        _build(lambda a: flow.pad(a, [(1, 0)], constant_value=-129.5),
+               np.array([1, 2], np.int8))
+
+
+def test_integer_fill_values_truncate_toward_zero():
+    """A float fill value for an integer blob is truncated toward zero, as OneFlow 0.3 (and
+    int() in Python) converts it: pad, constant, constant_like, masked_fill."""
+    x = np.array([1, 2], np.int32)
+    np.testing.assert_array_equal(
+        _build(lambda a: flow.pad(a, [(1, 1)], constant_value=-1.5), x), [-1, 1, 2, -1])
+    np.testing.assert_array_equal(
+        _build(lambda a: flow.constant(2.9, dtype=flow.int32, shape=(2,)), x), [2, 2])
+    np.testing.assert_array_equal(_build(lambda a: flow.constant_like(a, -2.5), x), [-2, -2])
+    np.testing.assert_array_equal(
+        _build(lambda a, m: flow.masked_fill(a, m, -5.5), x, np.array([1, 0], np.int8)), [-5, 2])
 
 
 def test_user_variable_named_like_an_optimizer_state_is_refused():

@@ -128,8 +128,9 @@ def test_masked_fill_errors():
     x = np.ones((2, 3), np.float32)
     with pytest.raises(TypeError, match="masked_fill: mask must be int8, int32 or int64"):
         _build(lambda a: flow.masked_fill(a, a, 1.0), x)
-    with pytest.raises(ValueError, match="masked_fill: value 0.5 is not an integer but x is int32"):
-        _build(lambda a, m: flow.masked_fill(a, m, 0.5), x.astype(np.int32), x.astype(np.int8))
+    with pytest.raises(ValueError, match=r"masked_fill: value 300 is out of range \[-128, 127\] of "
+                                         r"int8"):
+        _build(lambda a, m: flow.masked_fill(a, m, 300), x.astype(np.int8), x.astype(np.int8))
     with pytest.raises(ValueError, match=r"where.*\(2, 3\).*\(4,\)"):
         _build(lambda a, m: flow.masked_fill(a, m, 0.5), x, np.ones(4, np.int8))
 

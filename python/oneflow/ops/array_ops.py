@@ -47,16 +47,19 @@ def cast(x, dtype, name=None):
 
 
 def check_value_fits(value, dtype, op):
-    """ValueError unless the number `value` is exactly representable in the integer dtype (any
-    value fits a floating one)."""
+    """ValueError unless the number `value`, truncated toward zero as OneFlow 0.3 converts it
+    (2.5 -> 2, -5.5 -> -5), is representable in the integer dtype (any value fits a floating
+    one); returns that integer (the value itself for floating dtypes)."""
     if dtype.numpy_dtype.kind not in "iu":
-        return
-    if not shapes.is_int(value) and (not np.isfinite(value) or value != int(value)):
-        raise ValueError("%s: value %r is not an integer, dtype is %s" % (op, value, dtype.name))
+        return value
+    if not shapes.is_int(value) and not np.isfinite(value):
+        raise ValueError("%s: value %r is not a finite number, dtype is %s"
+                         % (op, value, dtype.name))
     limits = np.iinfo(dtype.numpy_dtype)
     if not limits.min <= int(value) <= limits.max:
         raise ValueError("%s: value %r is out of range [%d, %d] of %s"
                          % (op, value, limits.min, limits.max, dtype.name))
+    return int(value)
 
 
 def constant(value, dtype=None, shape=None, name=None):

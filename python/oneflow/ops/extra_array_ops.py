@@ -20,9 +20,8 @@ def masked_fill(x, mask, value, name=None):
                         % mask.dtype.name)
     if not is_scalar(value):
         raise TypeError("masked_fill: value must be a real number, got %r" % (value,))
-    if x.dtype not in (dtypes.float32, dtypes.float64) and value != int(value):
-        raise ValueError("masked_fill: value %r is not an integer but x is %s"
-                         % (value, x.dtype.name))
+    # An integer x takes the value truncated toward zero, as in OneFlow 0.3.
+    value = array_ops.check_value_fits(value, x.dtype, "masked_fill")
     return math_ops.where(mask, value, x, name=name)
 
 
