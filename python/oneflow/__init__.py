@@ -23,6 +23,7 @@ from oneflow.ops.array_ops import (  # noqa: F401
     cast, constant, copy, identity, matmul, parallel_cast, reshape, transpose,
 )
 from oneflow.ops.math_ops import where  # noqa: F401
+from oneflow.typing import FixedTensorDef, MirroredTensorDef, MirroredTensorListDef  # noqa: F401
 from oneflow.ops.layers import categorical_ordinal_encode  # noqa: F401
 from oneflow.math import broadcast_to_compatible_with  # noqa: F401 - also top-level in 0.3
 from oneflow.ops.shape_ops import (  # noqa: F401

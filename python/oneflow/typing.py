@@ -46,6 +46,22 @@ class ListListNumpy:
         pass
 
 
+def FixedTensorDef(shape, dtype=dtypes.float32, batch_axis=0, name=None):  # noqa: N802
+    """OneFlow's older spelling of an argument: `def job(x=flow.FixedTensorDef((2, 3)))` is
+    `def job(x: tp.Numpy.Placeholder((2, 3)))` (`name` is accepted and unused)."""
+    return Numpy.Placeholder(shape, dtype=dtype, batch_axis=batch_axis)
+
+
+def MirroredTensorDef(shape, dtype=dtypes.float32, batch_axis=0, name=None):  # noqa: N802
+    """The older spelling of tp.ListNumpy.Placeholder (one value per device)."""
+    return ListNumpy.Placeholder(shape, dtype=dtype, batch_axis=batch_axis)
+
+
+def MirroredTensorListDef(shape, dtype=dtypes.float32, batch_axis=0, name=None):  # noqa: N802
+    """The older spelling of tp.ListListNumpy.Placeholder."""
+    return ListListNumpy.Placeholder(shape, dtype=dtype, batch_axis=batch_axis)
+
+
 class CallbackType:
     def __init__(self, inner):
         self.inner = inner

@@ -266,3 +266,26 @@ def test_current_global_function_desc_says_whether_the_job_trains():
     assert seen == {"train": True, "predict": False}
     with pytest.raises(RuntimeError, match="inside a global function"):
         flow.current_global_function_desc()
+
+
+def test_arguments_declared_the_older_way_with_tensor_defs():
+    """OneFlow's older spelling (OneFlow-Benchmark's dcgan.py): placeholders as default values,
+    `x=flow.FixedTensorDef(shape, dtype)`, and MirroredTensorDef for one value per device."""
+    @flow.global_function()
+    def add(x=flow.FixedTensorDef((2, 3)), y=flow.FixedTensorDef((3,), dtype=flow.float64)):
+        return x + flow.cast(y, flow.float32)
+
+    x, y = np.ones((2, 3), np.float32), np.arange(3, dtype=np.float64)
+    np.testing.assert_array_equal(add(x, y).get().numpy(), x + y)
+
+    flow.clear_default_session()
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+
+    @flow.global_function(function_config=config)
+    def double(x=flow.MirroredTensorDef((2, 3))):
+        return x * 2
+
+    out = double([x]).get().numpy_list()
+    assert len(out) == 1
+    np.testing.assert_array_equal(out[0], 2 * x)

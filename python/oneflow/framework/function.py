@@ -367,9 +367,15 @@ def trace(session, desc):
     desc.host_values = {}
     blobs = []
     desc.arguments = []
+    from oneflow.typing import _Placeholder as oft_placeholder
+
     for parameter in desc.signature.parameters.values():
+        annotation = parameter.annotation
+        if annotation is inspect.Parameter.empty and isinstance(parameter.default,
+                                                                oft_placeholder):
+            annotation = parameter.default  # the older `x=flow.FixedTensorDef(shape)` spelling
         blob, structure = _add_input(session, desc, parameter.name, "Input_" + parameter.name,
-                                     parameter.annotation)
+                                     annotation)
         blobs.append(blob)
         desc.arguments.append((parameter.name, structure))
     placement = config._placement
