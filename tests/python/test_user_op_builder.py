@@ -161,3 +161,57 @@ def test_fused_cast_scale(x_dtype, scalar_dtype):
     out, _ = check_op(fused_cast_scale, lambda a, s: a.astype(scalar_dtype) * s[0],
                       inputs=[x, scalar], differentiable=[])
     assert out.dtype == scalar_dtype
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_oneflow_normalization_user_op(train):
+    """OneFlow 0.3's "normalization" user op built by hand (OneFlow-Benchmark's dcgan layers.py):
+    the same outputs and moving statistics as flow.layers.batch_normalization, and in training
+    the batch mean and 1 / sqrt(variance + epsilon)."""
+    import typing
+
+    x = np.random.RandomState(0).uniform(-1, 3, (4, 3, 2, 2)).astype(np.float32)
+    results = {}
+    for way in ("user_op", "layer"):
+        flow.clear_default_session()
+
+        def body(a):
+            if way == "layer":
+                y = flow.layers.batch_normalization(a, axis=1, momentum=0.9, epsilon=1e-3,
+                                                    name="bn")
+                return y, y, y
+            with flow.scope.namespace("bn"):
+                variables = {
+                    n: flow.get_variable(n, (3,), initializer=flow.constant_initializer(init),
+                                         trainable=n in ("gamma", "beta"))
+                    for n, init in (("gamma", 1.0), ("beta", 0.0), ("moving_mean", 0.0),
+                                    ("moving_variance", 1.0))}
+            builder = (flow.user_op_builder("bn").Op("normalization").Input("x", [a])
+                       .Input("moving_mean", [variables["moving_mean"]])
+                       .Input("moving_variance", [variables["moving_variance"]])
+                       .Input("gamma", [variables["gamma"]]).Input("beta", [variables["beta"]])
+                       .Output("y").Attr("axis", 1).Attr("epsilon", 1e-3)
+                       .Attr("training", train).Attr("momentum", 0.9))
+            if train:
+                builder = builder.Output("mean").Output("inv_variance")
+            blobs = builder.Build().InferAndTryRun().RemoteBlobList()
+            return tuple(blobs) if train else (blobs[0],) * 3
+
+        @flow.global_function(type="train" if train else "predict")
+        def job(a: tp.Numpy.Placeholder(x.shape)) -> typing.Tuple[tp.Numpy, tp.Numpy,
+                                                                   tp.Numpy]:
+            y, mean, inv_variance = body(a)
+            if train:
+                flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
+                    flow.math.reduce_mean(y * y))
+            return y, mean, inv_variance
+
+        results[way] = job(x) + (flow.get_all_variables()["bn-moving_mean"].numpy(),)
+    np.testing.assert_allclose(results["user_op"][0], results["layer"][0], rtol=1e-6)
+    np.testing.assert_allclose(results["user_op"][3], results["layer"][3], rtol=1e-6)
+    if train:
+        batch_mean = x.mean(axis=(0, 2, 3))
+        np.testing.assert_allclose(results["user_op"][1], batch_mean, rtol=1e-5)
+        np.testing.assert_allclose(results["user_op"][2],
+                                   1 / np.sqrt(x.var(axis=(0, 2, 3)) + 1e-3), rtol=1e-5)
+        np.testing.assert_allclose(results["user_op"][3], 0.1 * batch_mean, rtol=1e-5)

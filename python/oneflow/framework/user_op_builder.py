@@ -78,8 +78,11 @@ class UserOp:
 
     def InferAndTryRun(self):
         b = self._builder
-        outputs = op_builder.add_op(b._op_type, op_builder.op_name(b._name, b._op_type),
-                                    b._inputs, b._attrs, mirrored=b._view)
+        if b._op_type == "normalization" and "moving_mean" in b._inputs:
+            outputs = _oneflow_normalization(b)
+        else:
+            outputs = op_builder.add_op(b._op_type, op_builder.op_name(b._name, b._op_type),
+                                        b._inputs, b._attrs, mirrored=b._view)
         for argument, count in b._outputs:
             got = len(outputs.get(argument, []))
             if got < count:
@@ -101,6 +104,31 @@ class UserOp:
             raise ValueError("user_op_builder(%r): SoleOutputBlob() needs exactly one requested "
                              "output, got %d" % (self._builder._name, len(blobs)))
         return blobs[0]
+
+
+def _oneflow_normalization(builder):
+    """OneFlow 0.3's "normalization" user op (inputs x, moving_mean, moving_variance, gamma,
+    beta; attributes axis, epsilon, training, momentum; outputs y and, in training, mean and
+    inv_variance), as flow.layers.batch_normalization's ops, for scripts that build it
+    themselves (OneFlow-Benchmark's dcgan layers.py)."""
+    from oneflow.ops import math_ops, norm_ops
+
+    blobs = {}
+    for argument in ("x", "moving_mean", "moving_variance", "gamma", "beta"):
+        values = builder._inputs.get(argument)
+        blobs[argument] = values[0] if values else None
+    attrs = builder._attrs
+    epsilon = float(attrs.get("epsilon", 1e-5))
+    training = bool(attrs.get("training", False))
+    y, mean, variance = norm_ops.batch_norm_ops(
+        blobs["x"], int(attrs.get("axis", 1)), epsilon, float(attrs.get("momentum", 0.9)),
+        training, blobs["gamma"], blobs["beta"], blobs["moving_mean"], blobs["moving_variance"],
+        builder._name)
+    outputs = {"y": [y]}
+    if training:
+        outputs["mean"] = [mean]
+        outputs["inv_variance"] = [math_ops.rsqrt(math_ops.add(variance, epsilon))]
+    return outputs
 
 
 def user_op_builder(op_name):

@@ -93,6 +93,16 @@ def _layer_batch_norm(op, inputs, axis, momentum, epsilon, center, scale, beta_i
         name, center, scale, inputs.shape[axis], param_dtype, trainable, beta_initializer,
         beta_regularizer, gamma_initializer, gamma_regularizer, moving_mean_initializer,
         moving_variance_initializer)
+    return batch_norm_ops(inputs, axis, epsilon, momentum, training, gamma, beta, moving_mean,
+                          moving_variance, name)[0]
+
+
+def batch_norm_ops(inputs, axis, epsilon, momentum, training, gamma, beta, moving_mean,
+                   moving_variance, name):
+    """The ops of a batch normalization over `axis` with the given variables (gamma / beta may
+    be None): (y, the batch mean, the batch variance) in training, which also updates the
+    moving statistics, else (y, None, None) from the moving statistics. `name` is the op's name
+    in the current name spaces."""
     session = op_builder.current_job()
     params = {}
     if gamma is not None:
@@ -103,18 +113,19 @@ def _layer_batch_norm(op, inputs, axis, momentum, epsilon, center, scale, beta_i
         return op_builder.add_op(
             "normalization", session.scope.full_name(name),
             dict(x=inputs, mean=moving_mean, variance=moving_variance, **params),
-            {"axis": axis, "epsilon": epsilon})["y"][0]
+            {"axis": axis, "epsilon": epsilon})["y"][0], None, None
     with session.scope.namespace(name):
         mean = op_builder.add_op("batch_norm_mean", session.scope.full_name("mean"),
                                  {"x": inputs}, {"axis": axis})["mean"][0]
         variance = op_builder.add_op(
             "batch_norm_variance", session.scope.full_name("variance"),
             {"x": inputs, "mean": mean}, {"axis": axis})["variance"][0]
-    return op_builder.add_op(
+    y = op_builder.add_op(
         "normalization_train", session.scope.full_name(name),
         dict(x=inputs, mean=mean, variance=variance, moving_mean=moving_mean,
              moving_variance=moving_variance, **params),
         {"axis": axis, "epsilon": epsilon, "momentum": float(momentum)})["y"][0]
+    return y, mean, variance
 
 
 def layer_batch_normalization(
