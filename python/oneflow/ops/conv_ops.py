@@ -215,19 +215,20 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
 
     value (or input): (N, C_in, H, W) for "NCHW", (N, H, W, C_in) for "NHWC"; filter (or
     filters): (C_in, C_out, kh, kw) for "NCHW", (C_in, kh, kw, C_out) for "NHWC", as in OneFlow
-    0.3 and TensorFlow. output_shape: the 4-D output shape in data_format order; each spatial
-    size must be one that a convolution with these strides and padding maps back to the input's
-    size: with "VALID", (in - 1) * stride + window <= out < that + stride; with "SAME",
-    ceil(out / stride) == in (window = (kernel - 1) * dilation + 1). OneFlow 0.3 requires
-    output_shape; here None gives the smallest such size, (in - 1) * stride + window for "VALID"
-    and in * stride for "SAME". "SAME" crops the padding the convolution would add, the odd
-    element at the end (TensorFlow's rule). strides is required (an int or 2 ints).
+    0.3 and TensorFlow. output_shape: the 4-D output shape in data_format order, of which only
+    the spatial sizes are read (as in OneFlow 0.3); each must be one that a convolution with
+    these strides and padding maps back to the input's size: with "VALID", (in - 1) * stride +
+    window <= out < that + stride; with "SAME", ceil(out / stride) == in (window = (kernel - 1)
+    * dilation + 1). OneFlow 0.3 requires output_shape; here None gives the smallest such size,
+    (in - 1) * stride + window for "VALID" and in * stride for "SAME". "SAME" crops the padding
+    the convolution would add, the odd element at the end (TensorFlow's rule). strides is
+    required (an int or 2 ints).
     """
     op_type = "conv2d_transpose"
     (x, weight, position, channels_first, strides, dilations, in_sizes, kernel, out_channels,
      windows) = _deconv_arguments(op_type, value, filter, input, filters, strides, data_format,
                                   dilations)
-    x_shape, w_shape = tuple(x.shape), tuple(weight.shape)
+    x_shape = tuple(x.shape)
     if not isinstance(padding, str) or padding.upper() not in ("VALID", "SAME"):
         raise ValueError("%s: padding must be 'VALID' or 'SAME', got %r" % (op_type, padding))
     same = padding.upper() == "SAME"
@@ -239,13 +240,9 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     output_shape = shapes.to_shape(output_shape, op_type + " output_shape")
     if len(output_shape) != 4:
         raise ValueError("%s: output_shape must have 4 dims, got %r" % (op_type, output_shape))
-    channel_axis = 1 if channels_first else 3
-    if output_shape[0] != x_shape[0] or output_shape[channel_axis] != out_channels:
-        raise ValueError(
-            "%s: output_shape %r must have the input's batch size %d and the filter's output "
-            "channels %d (filter %r, data_format %s) on axis %d"
-            % (op_type, output_shape, x_shape[0], out_channels, w_shape, data_format,
-               channel_axis))
+    # Only the spatial sizes are read: the batch size is the input's and the channel count the
+    # filter's whatever output_shape says there, as in OneFlow 0.3 (OneFlow-Benchmark's dcgan
+    # passes the input's channel count).
     out_sizes = output_shape[2:] if channels_first else output_shape[1:3]
     before, after, output_padding = [], [], []
     for axis in range(2):
