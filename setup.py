@@ -46,6 +46,7 @@ setup(
     license="Apache-2.0",
     package_dir={"": "python"},
     packages=find_packages("python"),
+    py_modules=["oneflow_api"],
     ext_modules=[CMakeExtension("oneflow._oneflow_internal")],
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.9",

@@ -59,3 +59,16 @@ def test_oneflow_core_protobuf_enums():
     assert (data_type_util.kFloat, data_type_util.kDouble, data_type_util.kInt32,
             data_type_util.kInt64, data_type_util.kFloat16) == (2, 3, 5, 6, 9)
     assert data_type_util.DataType.Value("kUInt8") == 7
+
+
+def test_oneflow_03_internal_module_paths_that_scripts_import():
+    """0.3-era scripts import the pybind module `oneflow_api` and a few `oneflow.python.*`
+    modules (OneFlow-Benchmark's optimizer_util.py and Generative/layers.py)."""
+    import oneflow_api
+    import oneflow.python.framework.distribute as distribute_util
+    import oneflow.python.framework.session_context as session_ctx
+
+    assert distribute_util.broadcast() == flow.distribute.broadcast()
+    assert distribute_util.split(1) == flow.distribute.split(1)
+    assert callable(oneflow_api.JobBuildAndInferCtx_GetCurrentJobName)
+    assert session_ctx.GetDefaultSession().job_name2var_name2var_blob_ == {}

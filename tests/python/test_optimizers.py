@@ -336,3 +336,44 @@ def test_bad_hyper_parameters_are_clear_errors(make, message):
 def test_optimizer_naming_a_missing_variable_is_a_clear_error():
     with pytest.raises(ValueError, match="names variable 'nope'"):
         train_flow(lambda: flow.optimizer.SGD(schedule(), momentum=0, variables=["nope"]), steps=1)
+
+
+def test_variables_by_function_as_oneflow_benchmark_lists_them():
+    """OneFlow-Benchmark's optimizer_util.py (--optimizer sgdwlars): functions that read the
+    job's variables through oneflow_api / oneflow.python.framework.session_context choose what
+    LARS and SGDW train; Optimizer.Variables() gives the names."""
+    import oneflow_api
+    import oneflow.python.framework.session_context as session_ctx
+
+    def job_variables():
+        job_name = oneflow_api.JobBuildAndInferCtx_GetCurrentJobName()
+        return list(session_ctx.GetDefaultSession().job_name2var_name2var_blob_[job_name])
+
+    def lars_variables():
+        return [v for v in job_variables() if not v.endswith("bias")]
+
+    def sgdw_variables():
+        return [v for v in job_variables() if v.endswith("bias")]
+
+    seen = {}
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        out = flow.layers.dense(x, 2, kernel_initializer=flow.constant_initializer(0.5),
+                                name="fc")
+        loss = flow.math.reduce_mean(out * out)
+        schedule = flow.optimizer.PiecewiseConstantScheduler([], [0.1])
+        lars = flow.optimizer.LARS(schedule, variables=lars_variables)
+        sgdw = flow.optimizer.SGDW(schedule, momentum=0, variables=sgdw_variables)
+        flow.optimizer.CombinedOptimizer([lars, sgdw]).minimize(loss)
+        seen.update(lars=lars.Variables(), sgdw=sgdw.Variables(),
+                    job=oneflow_api.JobBuildAndInferCtx_GetCurrentJobName())
+        assert isinstance(out, oneflow_api.BlobDesc)
+        return loss
+
+    train(np.ones((4, 3), np.float32))
+    assert seen == {"lars": ["fc-weight"], "sgdw": ["fc-bias"], "job": "train"}
+    assert flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                              variables=["a", "b"]).Variables() == ["a", "b"]
+    with pytest.raises(RuntimeError, match="no job is being built"):
+        oneflow_api.JobBuildAndInferCtx_GetCurrentJobName()

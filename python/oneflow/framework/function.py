@@ -367,6 +367,7 @@ def trace(session, desc):
     desc.host_values = {}
     blobs = []
     desc.arguments = []
+    desc.variable_blobs = {}  # name -> blob of each get_variable of this job, in order
     from oneflow.typing import _Placeholder as oft_placeholder
 
     for parameter in desc.signature.parameters.values():

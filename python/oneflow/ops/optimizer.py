@@ -385,6 +385,13 @@ class Optimizer:
         self.weight_decay_includes = []
         self.weight_decay_excludes = []
 
+    def Variables(self):  # noqa: N802 - OneFlow 0.3's name
+        """The names of the variables this optimizer was given (a function giving them is
+        called, inside the job being traced); [] when it trains every variable."""
+        if self._variables_fn is not None:
+            return _variable_names(self._variables_fn(), type(self).__name__)
+        return list(self.variables or [])
+
     def _set_weight_decay(self, weight_decay, includes, excludes):
         name = type(self).__name__
         if weight_decay is not None:

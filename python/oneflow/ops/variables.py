@@ -75,7 +75,9 @@ def get_variable(
     blob = op_builder.add_op("variable", full_name, {}, attrs, mirrored=False)["out"][0]
     session.variables[full_name] = (shape, dtype)
     session.variable_placements[full_name] = blob.placement
-    return _gathered_if_sharded(session, full_name, blob)
+    blob = _gathered_if_sharded(session, full_name, blob)
+    session.tracing_job.variable_blobs[full_name] = blob
+    return blob
 
 
 def _shards_optimizer_state(session, shape, trainable):
