@@ -21,4 +21,19 @@ def square_sum(x, name=None):
     return array_ops.reshape(total, (1,), name=name)
 
 
+def unique_with_counts(x, out_idx=None, name=None):
+    """(y, idx, count, num_unique) of a 1-D blob x, as tf.unique_with_counts: its distinct
+    values in order of first appearance (y, padded with zeros to x's length), the position of
+    each element of x in y, how often each value occurs (padded) and how many there are, as
+    out_idx (int32 by default, or int64)."""
+    from oneflow.framework import dtypes, op_builder
+
+    op = "unique_with_counts"
+    op_builder.check_blob(x, op, "x")
+    out_idx = dtypes.check(dtypes.int32 if out_idx is None else out_idx, op + " out_idx")
+    outputs = op_builder.add_op(op, op_builder.op_name(name, "UniqueWithCounts"), {"x": x},
+                                {"out_idx": out_idx.value})
+    return tuple(outputs[key][0] for key in ("y", "idx", "count", "num_unique"))
+
+
 __getattr__ = _missing_name_hook("oneflow.experimental")

@@ -428,3 +428,32 @@ def test_categorical_ordinal_encode_errors():
         build(lambda x: flow.layers.categorical_ordinal_encoder(x, 8, hash_precomputed=False))
     with pytest.raises(ValueError, match="capacity must be a positive int, got 0"):
         build(lambda x: flow.layers.categorical_ordinal_encoder(x, 0))
+
+
+@pytest.mark.parametrize("values, out_idx", [
+    (np.array([5, 3, 5, 7, 3, 5], np.int32), flow.int32),
+    (np.array([2.5, -1.0, 2.5, 0.0, -0.0], np.float32), flow.int64),
+    (np.array([9], np.int64), None),
+])
+def test_unique_with_counts_matches_first_appearance_order(values, out_idx):
+    """flow.experimental.unique_with_counts against a Python reference (tf.unique_with_counts'
+    order: values as they first appear), y and count padded with zeros to x's length."""
+    flow.clear_default_session()
+    dtype = {np.int32: flow.int32, np.int64: flow.int64, np.float32: flow.float32}[
+        values.dtype.type]
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder(values.shape, dtype=dtype)) -> typing.Tuple[
+            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
+        return flow.experimental.unique_with_counts(x, out_idx=out_idx)
+
+    y, idx, count, num_unique = job(values)
+    order = list(dict.fromkeys(values.tolist()))
+    n = len(values)
+    index_dtype = np.int64 if out_idx == flow.int64 else np.int32
+    assert idx.dtype == count.dtype == num_unique.dtype == index_dtype and y.dtype == values.dtype
+    np.testing.assert_array_equal(num_unique, [len(order)])
+    np.testing.assert_array_equal(y, order + [0] * (n - len(order)))
+    np.testing.assert_array_equal(idx, [order.index(v) for v in values.tolist()])
+    np.testing.assert_array_equal(count, [values.tolist().count(v) for v in order]
+                                  + [0] * (n - len(order)))

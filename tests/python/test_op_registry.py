@@ -207,6 +207,8 @@ CHECKER_CASES.update({
 
 CHECKER_CASES["multi_square_sum"] = ("test_user_op_builder.py", "multi_square_sum")
 CHECKER_CASES["fused_cast_scale"] = ("test_user_op_builder.py", "fused_cast_scale")
+CHECKER_CASES["unique_with_counts"] = ("test_more_ops.py",
+                                       "flow.experimental.unique_with_counts")
 CHECKER_CASES["categorical_ordinal_encode"] = ("test_more_ops.py",
                                                "flow.categorical_ordinal_encode")
 

@@ -87,7 +87,9 @@ ONEFLOW_03_NAMES = {
         batch_align crop_mirror_normalize CropMirrorNormalize decode flip normalize
         random_crop Resize resize target_resize
     """,
-    "oneflow.experimental": "enable_typing_check logical_slice logical_slice_assign square_sum",
+    "oneflow.experimental": """
+        enable_typing_check logical_slice logical_slice_assign square_sum unique_with_counts
+    """,
     "oneflow.linalg": "matmul",
     "oneflow.quantization": "fake_quantization min_max_observer moving_average_min_maxObserver",
     "oneflow.keras": "activations",
