@@ -608,15 +608,6 @@ def missing_annotation():
     job(np.ones(3, F32))
 
 
-@case("TypeError", "ValueError", words=["annotat", "x"])
-def placeholder_as_default_value():
-    @flow.global_function()
-    def job(x=tp.Numpy.Placeholder((3,))) -> tp.Numpy:
-        return x
-
-    job(np.ones(3, F32))
-
-
 @case("TypeError", "ValueError", "NotImplementedError", words=["annotat", "return", "int"])
 def bad_return_annotation():
     @flow.global_function()
