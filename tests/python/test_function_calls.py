@@ -277,6 +277,8 @@ def test_arguments_declared_the_older_way_with_tensor_defs():
 
     x, y = np.ones((2, 3), np.float32), np.arange(3, dtype=np.float64)
     np.testing.assert_array_equal(add(x, y).get().numpy(), x + y)
+    with pytest.raises(TypeError, match="job 'add': missing a value for argument 'y'"):
+        add(x)
 
     flow.clear_default_session()
     config = flow.FunctionConfig()

@@ -585,6 +585,9 @@ def _inputs(desc, args, kwargs, copy):
         raise TypeError("job %r: %s" % (desc.name, error)) from None
     inputs = {}
     for parameter_name, structure in desc.arguments:
+        if parameter_name not in bound.arguments:  # its default is a placeholder, not a value
+            raise TypeError("job %r: missing a value for argument %r" % (desc.name,
+                                                                         parameter_name))
         _argument_inputs(desc, parameter_name, structure, bound.arguments[parameter_name],
                          inputs, copy)
     host_data.fill_inputs(desc.data_sources, inputs)
