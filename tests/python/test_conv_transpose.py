@@ -190,31 +190,20 @@ def test_deconv2d_op_attribute_errors(attrs, message):
         job(np.zeros((1, 3, 2, 2), np.float32), np.zeros((3, 2, 3, 3), np.float32))
 
 
-def test_conv2d_transpose_v2_is_the_tensorflow_style_transpose():
-    """flow.nn.conv2d_transpose_V2 (OneFlow 0.3's TensorFlow-style deconvolution, odd padding
-    cropped at the end) on an odd SAME case, against PyTorch."""
-    _, numpy_fn, shape = deconv_case("NCHW", (2, 2, 3, 3), (2, 2, 4, 4), strides=2,
-                                     padding="SAME", output_shape=(2, 2, 5, 6))
+@pytest.mark.parametrize("function, x_shape, w_shape, given, expected", [
+    # OneFlow 0.3's TensorFlow-style deconvolution, odd padding cropped at the end
+    (lambda: flow.nn.conv2d_transpose_V2, (2, 2, 3, 3), (2, 2, 4, 4), (2, 2, 5, 6),
+     (2, 2, 5, 6)),
+    # as OneFlow 0.3, the batch and channel entries of output_shape are not read
+    # (OneFlow-Benchmark's dcgan passes the input's channel count there)
+    (lambda: flow.nn.conv2d_transpose, (2, 3, 4, 4), (3, 2, 3, 3), (7, 3, 8, 8), (2, 2, 8, 8)),
+], ids=["conv2d_transpose_V2", "output_shape_spatial_only"])
+def test_conv2d_transpose_oneflow_03_spellings(function, x_shape, w_shape, given, expected):
+    _, numpy_fn, shape = deconv_case("NCHW", x_shape, w_shape, strides=2, padding="SAME",
+                                     output_shape=expected)
 
     def flow_fn(x, w):
-        return flow.nn.conv2d_transpose_V2(x, w, output_shape=(2, 2, 5, 6), strides=2,
-                                           padding="SAME")
+        return function()(x, w, output_shape=given, strides=2, padding="SAME")
 
-    out, _ = check_op(flow_fn, numpy_fn, [(2, 2, 3, 3), (2, 2, 4, 4)], flow.float64,
-                      multi_device=False)
-    assert out.shape == shape
-
-
-def test_conv2d_transpose_reads_only_the_spatial_sizes_of_output_shape():
-    """As OneFlow 0.3: the batch and channel entries of output_shape are not read (OneFlow-
-    Benchmark's dcgan passes the input's channel count there)."""
-    flow_fn, numpy_fn, shape = deconv_case("NCHW", (2, 3, 4, 4), (3, 2, 3, 3), strides=2,
-                                           padding="SAME", output_shape=(2, 2, 8, 8))
-
-    def loose(x, w):
-        return flow.nn.conv2d_transpose(x, w, output_shape=(7, 3, 8, 8), strides=2,
-                                        padding="SAME")
-
-    out, _ = check_op(loose, numpy_fn, [(2, 3, 4, 4), (3, 2, 3, 3)], flow.float64,
-                      multi_device=False)
-    assert out.shape == shape == (2, 2, 8, 8)
+    out, _ = check_op(flow_fn, numpy_fn, [x_shape, w_shape], flow.float64, multi_device=False)
+    assert out.shape == shape == expected
