@@ -36,4 +36,26 @@ def unique_with_counts(x, out_idx=None, name=None):
     return tuple(outputs[key][0] for key in ("y", "idx", "count", "num_unique"))
 
 
+def get_interface_blob_value(op_name):
+    """The value of the variable `op_name` (OneFlow 0.3 reads interface blobs, variables among
+    them, by op name) as a numpy array."""
+    from oneflow import checkpoint
+
+    variables = checkpoint.get_all_variables()
+    if op_name not in variables:
+        raise ValueError("experimental.get_interface_blob_value: %r is no variable of the "
+                         "session (its variables: %s)" % (op_name, sorted(variables)))
+    return variables[op_name].numpy()
+
+
+def set_interface_blob_value(op_name, ndarray):
+    """Sets the variable `op_name` to `ndarray` (its shape and dtype)."""
+    from oneflow import checkpoint
+
+    if op_name not in checkpoint.get_all_variables():
+        raise ValueError("experimental.set_interface_blob_value: %r is no variable of the "
+                         "session" % (op_name,))
+    checkpoint.load_variables({op_name: ndarray}, ignore_mismatch=False)
+
+
 __getattr__ = _missing_name_hook("oneflow.experimental")

@@ -665,3 +665,23 @@ def test_example_resumes_exactly(tmp_path):
     assert "losses equal the uninterrupted run's" in result.stdout
     assert sorted(os.listdir(tmp_path)) == ["fine_tuned", "trained"]
     assert "extra-weight" in flow.checkpoint.get(str(tmp_path / "fine_tuned"))
+
+
+def test_interface_blob_values_read_and_write_variables():
+    """OneFlow 0.3's flow.experimental.get/set_interface_blob_value on variables (its
+    test_interface_op_read_and_write)."""
+    @flow.global_function()
+    def add() -> tp.Numpy:
+        x = flow.get_variable("x", shape=(2, 3), initializer=flow.random_uniform_initializer())
+        y = flow.get_variable("y", shape=(2, 3), initializer=flow.random_uniform_initializer())
+        return flow.math.add_n([x, y])
+
+    xv, yv = np.full((2, 3), 1.5, np.float32), np.arange(6, dtype=np.float32).reshape(2, 3)
+    flow.experimental.set_interface_blob_value("x", xv)
+    flow.experimental.set_interface_blob_value("y", yv)
+    np.testing.assert_array_equal(flow.experimental.get_interface_blob_value("x"), xv)
+    np.testing.assert_array_equal(add(), xv + yv)
+    with pytest.raises(ValueError, match="'z' is no variable of the session"):
+        flow.experimental.get_interface_blob_value("z")
+    with pytest.raises(ValueError, match=r"shape"):
+        flow.experimental.set_interface_blob_value("x", np.zeros((3, 2), np.float32))

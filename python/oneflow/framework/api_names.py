@@ -88,7 +88,8 @@ ONEFLOW_03_NAMES = {
         random_crop Resize resize target_resize
     """,
     "oneflow.experimental": """
-        enable_typing_check logical_slice logical_slice_assign square_sum unique_with_counts
+        enable_typing_check get_interface_blob_value logical_slice logical_slice_assign
+        set_interface_blob_value square_sum unique_with_counts
     """,
     "oneflow.linalg": "matmul",
     "oneflow.quantization": "fake_quantization min_max_observer moving_average_min_maxObserver",

@@ -37,14 +37,14 @@ def argmin(input, axis=-1, name=None):  # noqa: A002
 
 def top_k(input, k=1, sorted=True, name=None, axis=-1):  # noqa: A002
     """Indices (int32) of the k largest values along `axis` (default the last), largest first;
-    OneFlow returns indices only. Ties are taken in index order. `sorted=False` is accepted
+    OneFlow returns indices only; k beyond the axis size takes the whole axis, as OneFlow's. Ties are taken in index order. `sorted=False` is accepted
     and gives the same (sorted) order."""
     axis = _axis(input, axis, "top_k")
     if not isinstance(k, numbers.Integral) or isinstance(k, bool):
         raise TypeError("top_k: k must be an int, got %r" % (k,))
-    if not 1 <= k <= input.shape[axis]:
-        raise ValueError("top_k: k = %d must be in [1, %d], the size of axis %d of shape %r"
-                         % (k, input.shape[axis], axis, tuple(input.shape)))
+    if k < 1:
+        raise ValueError("top_k: k = %d must be at least 1" % k)
+    k = min(k, input.shape[axis])  # as OneFlow: a k beyond the axis takes all of it
     return op_builder.add_single_output_op("top_k", name, "TopK", {"in": input},
                                            {"axis": axis, "k": int(k), "sorted": bool(sorted)})
 
