@@ -4,16 +4,18 @@
 //
 // quantization_formula "google": scale (and zero_point for the "affine" scheme) map values to
 // intX ("symmetric": scale = max|x| / (2^(bit-1) - 1), zero_point 0) or uintX ("affine": scale =
-// (max - min) / (2^bit - 1), zero_point = -min / scale, rounded by fake_quantization). "cambricon": scale is a shift,
+// (max - min) / (2^bit - 1), zero_point = -min / scale, not rounded). "cambricon": scale is a shift,
 // the power of two floor(log2(max|x|)) - (bit - 2), and zero_point is 0.
 //
 // min_max_observer: scale and zero_point of x, shape (1,) per layer, or (x.shape[0],) per
 // channel (google only: cambricon is per layer whatever per_layer_quantization says, as in
 // OneFlow). moving_average_min_max_observer: the same from moving averages of the
 // maximum and minimum kept in the variables moving_max and moving_min (updated in training; the
-// first batch sets them). fake_quantization: round(x / scale + round(zero_point)) clamped to the
-// integer range, minus zero_point, times scale, per channel when scale has one entry per
-// x.shape[0]; its gradient passes straight through.
+// first batch sets them). fake_quantization: round(x / scale + zero_point) clamped to the
+// integer range ([-(2^(bit-1) - 1), 2^(bit-1) - 1], or [0, 2^bit - 1] for affine), minus
+// zero_point, times scale, per channel when scale has one entry per x.shape[0]; its gradient
+// passes straight through. These follow OneFlow 0.3's kernels and tests (a later OneFlow rounds
+// the zero point and lets symmetric values reach -2^(bit-1)).
 
 #include <string>
 

@@ -38,14 +38,13 @@ def reference_fake_quantization(x, scales, zero_points, bit, scheme, formula):
     rows = x.reshape(len(scales), -1).astype(np.float64)
     out = np.empty_like(rows)
     for c, row in enumerate(rows):
+        top = 2.0 ** (bit - 1) - 1  # signed levels are symmetric: -top .. top
         if formula == "cambricon":
-            scale, zero_point, low, high = 2.0 ** scales[c], 0.0, -2.0 ** (bit - 1), 2.0 ** (bit - 1) - 1
+            scale, zero_point, low, high = 2.0 ** scales[c], 0.0, -top, top
         elif scheme == "symmetric":
-            scale, zero_point, low, high = scales[c], 0.0, -2.0 ** (bit - 1), 2.0 ** (bit - 1) - 1
+            scale, zero_point, low, high = scales[c], 0.0, -top, top
         else:
-            # the zero point rounds half away from zero
-            zero_point = np.sign(zero_points[c]) * np.floor(np.abs(zero_points[c]) + 0.5)
-            scale, low, high = scales[c], 0.0, 2.0 ** bit - 1
+            scale, zero_point, low, high = scales[c], zero_points[c], 0.0, 2.0 ** bit - 1
         out[c] = (np.clip(np.rint(row / scale + zero_point), low, high) - zero_point) * scale
     return out.reshape(x.shape)
 
@@ -108,10 +107,13 @@ def test_fake_quantization_rounds_ties_to_even_and_clamps():
 
     x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 9.0, -9.0], np.float32)
     symmetric, affine = job(x, np.array([1.0], np.float32), np.array([1.0], np.float32))
-    # 2-bit signed: levels -2..1; ties to even.
-    np.testing.assert_array_equal(symmetric, [0, 1, 1, -0, -2, -2, 1, -2])
+    # 2-bit signed: levels -1..1 (symmetric, as OneFlow 0.3); ties to even.
+    np.testing.assert_array_equal(symmetric, [0, 1, 1, -0, -1, -1, 1, -1])
     # 2-bit unsigned with zero point 1: levels 0..3 (rint(x + 1)), values -1..2.
     np.testing.assert_array_equal(affine, [1, 1, 2, -1, -1, -1, 2, -1])
+    # A fractional zero point is used as it is (not rounded first): rint(x + 0.6) - 0.6.
+    _, shifted = job(x, np.array([1.0], np.float32), np.array([0.6], np.float32))
+    np.testing.assert_allclose(shifted, np.clip(np.rint(x + 0.6), 0, 3) - 0.6, rtol=1e-6)
 
 
 def test_constant_input_gets_scale_zero_and_passes_unchanged():

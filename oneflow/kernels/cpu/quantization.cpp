@@ -38,7 +38,7 @@ void ChooseParameters(const QuantizationAttrs& q, double low, double high, T* sc
     *scale = static_cast<T>(high / q.Levels());
   } else {
     *scale = static_cast<T>((high - low) / q.Levels());
-    // Not rounded here; fake_quantization rounds it (OneFlow 0.3's kernels).
+    // Not rounded, as OneFlow 0.3's kernels.
     if (*scale != T(0)) { *zero_point = static_cast<T>(-low / double(*scale)); }
   }
 }
@@ -129,14 +129,14 @@ class FakeQuantizationKernel final : public Kernel {
     T* y = ctx.Output("out").mut_data<T>();
     const int64_t channels = ctx.Input("scale").elem_count();
     const int64_t inner = in.elem_count() / channels;
-    // Integer range: [-2^(bit-1), 2^(bit-1) - 1] signed, [0, 2^bit - 1] for affine.
+    // Integer range, as OneFlow 0.3's kernels and tests: [-(2^(bit-1) - 1), 2^(bit-1) - 1]
+    // signed (symmetric around 0), [0, 2^bit - 1] for affine.
     const T upper = static_cast<T>(q_.affine && !q_.cambricon ? std::ldexp(1.0, q_.bit) - 1
                                                               : std::ldexp(1.0, q_.bit - 1) - 1);
-    const T lower = q_.affine && !q_.cambricon ? T(0) : -upper - T(1);
+    const T lower = q_.affine && !q_.cambricon ? T(0) : -upper;
     for (int64_t c = 0; c < channels; ++c) {
       const T scale = q_.cambricon ? static_cast<T>(std::ldexp(1.0, int(scales[c]))) : scales[c];
-      // The zero point is rounded half away from zero (std::round, as OneFlow's kernel).
-      const T zero_point = q_.affine && !q_.cambricon ? std::round(zero_points[c]) : T(0);
+      const T zero_point = q_.affine && !q_.cambricon ? zero_points[c] : T(0);
       const T* in_row = x + c * inner;
       T* out_row = y + c * inner;
       if (scale == T(0)) {
