@@ -12,7 +12,8 @@ namespace {
 void InferReduceSumLike(InferContext& ctx) {
   const BlobDesc& x = ctx.Input("x");
   const BlobDesc& like = ctx.Input("like");
-  CheckDataTypeIn("reduce_sum_like", "x", x.data_type, {kFloat, kDouble, kFloat16, kInt32, kInt64});
+  CheckDataTypeIn("reduce_sum_like", "x", x.data_type,
+                  {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64});
   CheckSameDataType("reduce_sum_like", "x", x.data_type, "like", like.data_type);
   ReduceSumLikeAxes("reduce_sum_like", x.shape, like.shape, Int64ListAttr(ctx.conf(), "axis"));
   ctx.Output("y") = BlobDesc{like.shape, x.data_type};

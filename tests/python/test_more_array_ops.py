@@ -190,3 +190,28 @@ def test_dynamic_reshape():
         _build(lambda a: flow.dynamic_reshape(a, (5, -1)), x.astype(np.float32))
     with pytest.raises(TypeError, match="dynamic_reshape: shape must be a list or a tuple"):
         _build(lambda a: flow.dynamic_reshape(a, 48), x.astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype, np_dtype", [(flow.int8, np.int8), (flow.int32, np.int32)])
+def test_integer_broadcast_gradient_is_summed_in_its_dtype(dtype, np_dtype):
+    """The gradient of an integer broadcast operand is reduce_sum_like in that dtype (OneFlow
+    0.3's int8 cases of test_masked_fill / test_tril train through it)."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    seen = {}
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2, 4), dtype=dtype)) -> tp.Numpy:
+        v = flow.get_variable("v", shape=(1,), initializer=flow.zeros_initializer())
+        b = flow.cast(v, dtype)
+        flow.watch_diff(b, lambda d: seen.setdefault("db", d))
+        y = x + b
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [1e-4]),
+                           momentum=0).minimize(y)
+        return y
+
+    x = np.arange(8, dtype=np_dtype).reshape(2, 4)
+    np.testing.assert_array_equal(job(x), x)
+    assert seen["db"].dtype == np_dtype
+    np.testing.assert_array_equal(seen["db"], [8])

@@ -53,5 +53,7 @@ REGISTER_KERNEL("reduce_sum", "cpu", kInt64, ReduceSumKernel<int64_t>);
 REGISTER_CPU_FLOATING_KERNELS("reduce_sum_like", ReduceSumLikeKernel);
 REGISTER_KERNEL("reduce_sum_like", "cpu", kInt32, ReduceSumLikeKernel<int32_t>);
 REGISTER_KERNEL("reduce_sum_like", "cpu", kInt64, ReduceSumLikeKernel<int64_t>);
+// int8: the gradients of int8 broadcast ops (OneFlow 0.3 registers it); sums wrap as int8 does.
+REGISTER_KERNEL("reduce_sum_like", "cpu", kInt8, ReduceSumLikeKernel<int8_t>);
 
 }  // namespace oneflow
