@@ -291,3 +291,20 @@ def test_arguments_declared_the_older_way_with_tensor_defs():
     out = double([x]).get().numpy_list()
     assert len(out) == 1
     np.testing.assert_array_equal(out[0], 2 * x)
+
+
+def test_tensor_lists_of_several_tensors_are_refused_clearly():
+    """ListListNumpy with several arrays per device (a tensor list, OneFlow 0.3's image tests)
+    is not supported: the error says so, whatever the arrays' shapes."""
+    config = flow.FunctionConfig()
+    config.default_logical_view(flow.scope.mirrored_view())
+
+    @flow.global_function(function_config=config)
+    def job(x: tp.ListListNumpy.Placeholder((2, 4, 5, 3))):
+        return x
+
+    for images in ([np.ones((1, 4, 5, 3), np.float32)] * 2,
+                   [np.ones((1, 4, 5, 3), np.float32), np.ones((1, 3, 2, 3), np.float32)]):
+        with pytest.raises(NotImplementedError, match="tensor lists of more than one tensor per "
+                                                      "device are not supported"):
+            job([images])

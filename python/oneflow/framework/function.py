@@ -496,6 +496,8 @@ def _dynamic_shapes(desc, args, kwargs):
             return
         if structure.parts is None or not isinstance(value, (list, tuple)) or not value:
             return
+        if any(isinstance(item, (list, tuple)) and len(item) != 1 for item in value):
+            return  # tensor lists of several tensors: _per_device_values says they are refused
         arrays = [item[0] if isinstance(item, (list, tuple)) and len(item) == 1 else item
                   for item in value]
         found = {tuple(np.shape(array)) for array in arrays}
