@@ -154,3 +154,26 @@ def test_explicit_initializer_wins_over_the_default():
 def test_bad_default_initializer_conf(conf, error, message):
     with pytest.raises(error, match=message):
         flow.FunctionConfig().default_initializer_conf(conf)
+
+
+def test_function_desc_and_current_scope_as_oneflow_03_reads_them():
+    """OneFlow 0.3's test_function_config: config.function_desc.<setting> reads what was set,
+    and flow.current_scope().device_parallel_desc_symbol.device_tag the placement in use."""
+    config = flow.FunctionConfig()
+    config.enable_inplace()
+    config.default_placement_scope(flow.scope.placement("cpu", "0:0"))
+    assert config.function_desc.enable_inplace is True
+    assert config.function_desc.default_data_type == flow.float32
+    with pytest.raises(AttributeError, match="'enable_fuse_add_to_output' was not set"):
+        config.function_desc.enable_fuse_add_to_output
+    seen = {}
+
+    @flow.global_function(function_config=config)
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        seen["default"] = flow.current_scope().device_parallel_desc_symbol.device_tag
+        with flow.scope.placement("cpu", "0:0"):
+            seen["inner"] = flow.current_scope().device_parallel_desc_symbol.device_names
+        return x
+
+    job(np.zeros(2, np.float32))
+    assert seen == {"default": "cpu", "inner": ["0:0"]}

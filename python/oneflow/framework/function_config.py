@@ -191,8 +191,34 @@ class _SettingGroup:
         return _setting(self._config, "%s.%s" % (self._prefix, name))
 
 
+class _FunctionDescView:
+    """OneFlow 0.3's config.function_desc: the values set so far, read by setting name
+    (config.function_desc.enable_inplace after config.enable_inplace() is True)."""
+
+    def __init__(self, config):
+        self._config = config
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        config = self._config
+        if name in config._ignored:
+            return _flag_value(*config._ignored[name])
+        semantic = {"default_data_type": config._data_type,
+                    "default_placement_scope": config._placement,
+                    "default_logical_view": config._logical_view,
+                    "enable_auto_mixed_precision": config._auto_mixed_precision}
+        if name in semantic:
+            return semantic[name]
+        raise AttributeError("FunctionConfig.function_desc: %r was not set" % name)
+
+
 class FunctionConfig:
     """Per-function settings (see the module docstring for the three kinds)."""
+
+    @property
+    def function_desc(self):
+        return _FunctionDescView(self)
 
     def __init__(self):
         self._data_type = dtypes.float32

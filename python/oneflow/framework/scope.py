@@ -103,6 +103,15 @@ class ScopeStack:
     def current_placement(self):
         return self.placements[-1] if self.placements else None
 
+    @property
+    def device_parallel_desc_symbol(self):
+        """OneFlow 0.3's name (flow.current_scope().device_parallel_desc_symbol.device_tag) of
+        the placement ops get here: the innermost flow.scope.placement, else the session's
+        default."""
+        from oneflow.framework import session
+
+        return self.current_placement() or session.default_session().default_placement()
+
     @contextlib.contextmanager
     def namespace(self, name):
         if not isinstance(name, str) or not name:
