@@ -2,6 +2,7 @@
 other unknown names stay AttributeErrors."""
 import importlib
 
+import numpy as np
 import pytest
 
 import oneflow as flow
@@ -72,3 +73,10 @@ def test_oneflow_03_internal_module_paths_that_scripts_import():
     assert distribute_util.split(1) == flow.distribute.split(1)
     assert callable(oneflow_api.JobBuildAndInferCtx_GetCurrentJobName)
     assert session_ctx.GetDefaultSession().job_name2var_name2var_blob_ == {}
+    from oneflow.python.ops import transpose_util
+
+    perm = transpose_util.get_perm_when_transpose_axis_to_last_dim(4, 1)
+    assert perm == (0, 2, 3, 1)
+    x = np.arange(24).reshape(2, 3, 4, 1)
+    np.testing.assert_array_equal(
+        x.transpose(perm).transpose(transpose_util.get_inversed_perm(perm)), x)
