@@ -19,7 +19,7 @@ _state = {
     "machines": None,
     "ctrl_port": None,
     "log_dir": None,
-    "eager": False,
+    "eager_request_noted": False,  # flow.enable_eager_execution(True) said it runs lazily
     "cluster": None,
     "identity": None,
     "rendezvous_timeout": None,
@@ -246,10 +246,10 @@ def enable_eager_execution(enabled=True):
     goes on lazily, which gives the same results for functions whose bodies do not read blob
     values while they are traced (OneFlow 0.3's tests, run with ONEFLOW_TEST_ENABLE_EAGER=1).
     eager_execution_enabled() stays False: the mode in use."""
-    if enabled and not _state["eager"]:
+    if enabled and not _state["eager_request_noted"]:
         print("oneflow: eager execution is not available in this version; global functions are "
               "compiled and run lazily", file=sys.stderr)
-        _state["eager"] = True  # said once
+        _state["eager_request_noted"] = True
 
 
 def eager_execution_enabled():

@@ -123,7 +123,7 @@ def test_eager_execution_request_runs_lazily_and_says_so(capfd):
     import oneflow.typing as tp
     from oneflow import env
 
-    env._state["eager"] = False
+    env._state["eager_request_noted"] = False
     flow.enable_eager_execution(True)
     flow.enable_eager_execution(True)
     assert capfd.readouterr().err.count("eager execution is not available") == 1
