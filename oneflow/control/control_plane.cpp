@@ -107,7 +107,14 @@ ControlPlane::ControlPlane(const ClusterSpec& spec) : spec_(spec) {
   heartbeat_thread_ = std::thread([this] { HeartbeatLoop(); });
 }
 
-ControlPlane::~ControlPlane() { Shutdown(); }
+ControlPlane::~ControlPlane() {
+  Shutdown();
+  // Shutdown may have run earlier on the heartbeat thread itself (from the failure handler),
+  // which cannot join itself: join it now, or, when this destructor runs on that thread, let it
+  // go, since a joinable std::thread destroyed here would end the process (std::terminate).
+  StopHeartbeat();
+  if (heartbeat_thread_.joinable()) { heartbeat_thread_.detach(); }
+}
 
 template <typename Invoke>
 auto ControlPlane::CallMaster(std::chrono::system_clock::time_point deadline, Invoke&& invoke) {
