@@ -139,6 +139,20 @@ def test_uint8_is_rejected_by_name():
     _job_raising((2, 3), body, flow.uint8)
 
 
+def test_top_k_accepts_both_oneflow_signatures():
+    """top_k(input, k, sorted) (OneFlow 0.3's math_ops) and top_k(input, axis, k, sorted) (its
+    later test_top_k calls it so, positionally) give the same indices."""
+    x = _values((4, 5, 6), "float32", seed=3)
+    check_op(lambda b: flow.math.top_k(b, 1, 3, True), lambda a: _numpy_top_k(a, 3, 1),
+             inputs=[x], multi_device=False)
+    check_op(lambda b: flow.math.top_k(b, 0, 2), lambda a: _numpy_top_k(a, 2, 0),
+             inputs=[x], multi_device=False)
+    check_op(lambda b: flow.math.top_k(b, -1, 50, True, "TopK_named"),
+             lambda a: _numpy_top_k(a, 6, -1), inputs=[x], multi_device=False)
+    check_op(lambda b: flow.math.top_k(b, 2, True), lambda a: _numpy_top_k(a, 2, -1),
+             inputs=[x], multi_device=False)
+
+
 def test_top_k_beyond_the_axis_takes_all_of_it():
     """As OneFlow's top_k: k larger than the axis is the whole axis, sorted."""
     x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], np.float32)

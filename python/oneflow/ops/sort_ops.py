@@ -37,8 +37,19 @@ def argmin(input, axis=-1, name=None):  # noqa: A002
 
 def top_k(input, k=1, sorted=True, name=None, axis=-1):  # noqa: A002
     """Indices (int32) of the k largest values along `axis` (default the last), largest first;
-    OneFlow returns indices only; k beyond the axis size takes the whole axis, as OneFlow's. Ties are taken in index order. `sorted=False` is accepted
-    and gives the same (sorted) order."""
+    OneFlow returns indices only; k beyond the axis size takes the whole axis, as OneFlow's.
+    Ties are taken in index order. `sorted=False` is accepted and gives the same (sorted) order.
+
+    OneFlow 0.3 shipped two signatures: top_k(input, k=1, sorted=True, name=None) and, later,
+    top_k(input, axis=-1, k=1, sorted=True, name=None). Both are accepted: a call whose third
+    positional argument is an int rather than a bool, top_k(x, axis, k[, sorted[, name]]), is
+    read as the later one (a bool there is `sorted` of the first)."""
+    if isinstance(sorted, numbers.Integral) and not isinstance(sorted, bool):
+        if not (axis is None or isinstance(axis, str) or axis == -1):
+            raise TypeError("top_k: got top_k(input, axis=%r, k=%r, ...) positionally and "
+                            "axis=%r again" % (k, sorted, axis))
+        axis, k, sorted, name = k, sorted, (True if name is None else name), \
+            (axis if isinstance(axis, str) else None)
     axis = _axis(input, axis, "top_k")
     if not isinstance(k, numbers.Integral) or isinstance(k, bool):
         raise TypeError("top_k: k must be an int, got %r" % (k,))
