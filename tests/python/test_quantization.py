@@ -197,6 +197,45 @@ def test_several_devices_match_one():
         np.testing.assert_array_equal(one, two)
 
 
+def _observe_and_quantize(device, x, bit, scheme, formula, per_layer, steps):
+    """scale, zero_point, fake-quantized x of min_max_observer and, over `steps` train calls, of
+    the moving-average observer, with every quantization op on `device` ("cpu" or "gpu")."""
+    flow.clear_default_session()
+    flow_dtype = flow.float32 if x.dtype == np.float32 else flow.float64
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder(x.shape, dtype=flow_dtype)) -> typing.Tuple[
+            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
+        v = flow.get_variable("v", x.shape, dtype=flow_dtype,
+                              initializer=flow.zeros_initializer())
+        with flow.scope.placement(device, "0:0"):
+            y = x + v
+            scale, zero_point = flow.quantization.min_max_observer(
+                y, bit, scheme, formula, per_layer_quantization=per_layer)
+            out = flow.quantization.fake_quantization(y, scale, zero_point, bit, scheme, formula)
+            moving_scale, moving_zero_point = flow.quantization.moving_average_min_maxObserver(
+                y, bit, scheme, formula, 0.9, name="observer")
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(
+            flow.math.reduce_mean(out))
+        return scale, zero_point, out, moving_scale, moving_zero_point
+
+    return [job(x * (step + 1)) for step in range(steps)]
+
+
+@pytest.mark.skipif(flow.sysconfig.gpus_in_use() == 0,
+                    reason="GPU kernels of the quantization ops: no GPU in use "
+                           "(flow.sysconfig.gpus_in_use() == 0)")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bit, scheme, formula, per_layer", CASES)
+def test_gpu_kernels_match_the_cpu(bit, scheme, formula, per_layer, dtype):
+    x = (np.random.RandomState(bit).random_sample((6, 5, 4)) - 0.3).astype(dtype)
+    cpu = _observe_and_quantize("cpu", x, bit, scheme, formula, per_layer, steps=3)
+    gpu = _observe_and_quantize("gpu", x, bit, scheme, formula, per_layer, steps=3)
+    for cpu_step, gpu_step in zip(cpu, gpu):
+        for expected, actual in zip(cpu_step, gpu_step):
+            np.testing.assert_allclose(actual, expected, rtol=1e-6, atol=0)
+
+
 @pytest.mark.parametrize("body, error, pattern", [
     (lambda x: flow.quantization.min_max_observer(x, quantization_bit=9), ValueError,
      r"min_max_observer: quantization_bit must be in \[2, 8\], got 9"),

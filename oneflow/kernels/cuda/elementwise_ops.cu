@@ -1,5 +1,5 @@
 // GPU kernels of the simple elementwise ops, each a functor over the launcher
-// of elementwise.cuh: cast, the copies (identity, reshape, ...), constant and
+// of elementwise.cuh: cast, fused_cast_scale, the copies (identity, reshape, ...), constant and
 // constant_like, scalar_add / scalar_mul / scalar_pow, relu / sigmoid / tanh /
 // square and their gradients, add_n and bias_add. Same op types, arguments,
 // attributes and dtypes as the CPU kernels (oneflow/kernels/cpu/), plus
@@ -78,6 +78,32 @@ class CastKernel final : public Kernel {
       default:
         throw Error(ErrorKind::kNotImplemented)
             << "cast: no GPU cast from " << DataType_Name(in.data_type());
+    }
+  }
+};
+
+// fused_cast_scale: y = Out(x) * scalar[0], x float32 or float64, the scalar read on the device.
+template <typename Out>
+struct CastScale {
+  const Out* scalar;
+  template <typename C>
+  __device__ Out operator()(C x) const {
+    return static_cast<Out>(x) * scalar[0];
+  }
+};
+
+template <typename Out>
+class FusedCastScaleKernel final : public Kernel {
+ public:
+  explicit FusedCastScaleKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
+    const Blob& x = ctx.Input("x");
+    const CastScale<Out> functor{ctx.Input("scalar").data<Out>()};
+    Out* y = ctx.Output("y").mut_data<Out>();
+    if (x.data_type() == kFloat) {
+      LaunchElementwise<float>(StreamOf(ctx), x.elem_count(), functor, y, x.data<float>());
+    } else {
+      LaunchElementwise<double>(StreamOf(ctx), x.elem_count(), functor, y, x.data<double>());
     }
   }
 };
@@ -380,6 +406,8 @@ using ScalarPowKernel = ScalarMathKernel<ScalarPow, T>;
 }  // namespace
 
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("cast", CastKernel);
+REGISTER_KERNEL("fused_cast_scale", "gpu", kFloat, FusedCastScaleKernel<float>);
+REGISTER_KERNEL("fused_cast_scale", "gpu", kDouble, FusedCastScaleKernel<double>);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("constant", ConstantKernel);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("constant_like", ConstantLikeKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("scalar_add", ScalarAddKernel);

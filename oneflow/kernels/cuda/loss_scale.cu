@@ -2,7 +2,7 @@
 // (cpu/broadcast_like.cpp, cpu/gradient_clipping.cpp, cpu/loss_scale.cpp).
 //
 // broadcast_like is the broadcast launcher with a functor that returns its first operand (x
-// moved as bytes). square_sum and count_not_finite sum to one number in two passes (a double
+// moved as bytes). square_sum, multi_square_sum and count_not_finite sum to one number in two passes (a double
 // or int64 partial per block, then one block adds the partials in order: deterministic). The
 // scalar ops (global_norm_clip_factor, loss_scale_inverse, dynamic_loss_scale_schedule) are
 // one-thread kernels, and tensors that the CPU reads on the host (scale_by_tensor, loss_scale)
@@ -10,7 +10,9 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cfloat>
+#include <vector>
 
 #include "oneflow/device/cuda_device_context.h"
 #include "oneflow/framework/kernel_registry.h"
@@ -130,6 +132,36 @@ class CountNotFiniteGpuKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     LaunchSumToScalar<int64_t>(ctx.cuda_device(), ctx.Input("x").elem_count(), NotFinite<T>(),
                                ctx.Input("x").data<T>(), ctx.Output("out").mut_data<int64_t>());
+  }
+};
+
+// multi_square_sum: y[0] = the sum of the squares of every x[i], one partial pass per input
+// into its own stretch of the workspace, then one final pass over all of them (in order).
+template <typename T>
+class MultiSquareSumGpuKernel final : public Kernel {
+ public:
+  explicit MultiSquareSumGpuKernel(const KernelInitContext&) {}
+  void Forward(KernelContext& ctx) override {
+    CudaDeviceContext& device = ctx.cuda_device();
+    const int64_t inputs = ctx.InputCount("x");
+    std::vector<int> blocks(inputs);
+    int total = 0;
+    for (int64_t index = 0; index < inputs; ++index) {
+      blocks[index] = std::min(BlockCount(ctx.Input("x", index).elem_count()), kMaxPartialBlocks);
+      total += blocks[index];
+    }
+    double* partial = static_cast<double*>(device.Workspace(total * sizeof(double)));
+    int offset = 0;
+    for (int64_t index = 0; index < inputs; ++index) {
+      const Blob& x = ctx.Input("x", index);
+      PartialSumKernel<double><<<blocks[index], kBlockSize, 0, device.cuda_stream()>>>(
+          x.elem_count(), SquareAsDouble<T>(), x.data<T>(), partial + offset);
+      OF_CUDA_CHECK(cudaGetLastError());
+      offset += blocks[index];
+    }
+    FinalSumKernel<<<1, kBlockSize, 0, device.cuda_stream()>>>(
+        total, static_cast<const double*>(partial), ctx.Output("y").mut_data<T>());
+    OF_CUDA_CHECK(cudaGetLastError());
   }
 };
 
@@ -263,6 +295,8 @@ REGISTER_KERNEL("broadcast_like", "gpu", kInt32, BroadcastLikeGpuKernel<uint32_t
 REGISTER_KERNEL("broadcast_like", "gpu", kInt64, BroadcastLikeGpuKernel<uint64_t>);
 OF_REGISTER_GPU_FLOATING_KERNELS("square_sum", SquareSumGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("count_not_finite", CountNotFiniteGpuKernel);
+REGISTER_KERNEL("multi_square_sum", "gpu", kFloat, MultiSquareSumGpuKernel<float>);
+REGISTER_KERNEL("multi_square_sum", "gpu", kDouble, MultiSquareSumGpuKernel<double>);
 REGISTER_KERNEL("global_norm_clip_factor", "gpu", kFloat, GlobalNormClipFactorGpuKernel);
 REGISTER_KERNEL("loss_scale_inverse", "gpu", kFloat, LossScaleInverseGpuKernel);
 OF_REGISTER_GPU_FLOATING_KERNELS("loss_scale_seed", LossScaleSeedGpuKernel);

@@ -379,6 +379,8 @@ REGISTER_KERNEL("reduce_prod_grad", "gpu", kFloat, ReduceProdGradGpuKernel<float
 REGISTER_KERNEL("reduce_prod_grad", "gpu", kDouble, ReduceProdGradGpuKernel<double>);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum", ReduceSumKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_sum_like", ReduceSumLikeGpuKernel);
+// int8: the gradients of int8 broadcast ops, as on the CPU (sums wrap as int8 does).
+REGISTER_KERNEL("reduce_sum_like", "gpu", kInt8, ReduceSumLikeGpuKernel<int8_t>);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_max", ReduceMaxKernel);
 REGISTER_KERNEL("reduce_max", "gpu", kInt8, ReduceMaxKernel<int8_t>);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("reduce_min", ReduceMinKernel);
