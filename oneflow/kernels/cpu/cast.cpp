@@ -1,11 +1,15 @@
 // CPU cast: registered per output dtype; the input dtype is dispatched inside. float16 (a
-// storage type, GCC's _Float16: F16C/AVX-512 conversions) converts through float.
+// storage type, GCC's _Float16) converts through float, with the vectorized conversions of
+// half_conversion.h.
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/cpu_dispatch.h"
+#include "oneflow/kernels/cpu/half_conversion.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -31,12 +35,25 @@ struct CastFrom {
   }
 };
 
-// Out converted from float16 through float.
+// Out from float16 through float (half_conversion.h), in chunks of a stack buffer when Out is
+// not float itself.
 template <typename Out>
-struct ConvertedFromHalf {
-  _Float16 value;
-  operator Out() const { return static_cast<Out>(static_cast<float>(value)); }  // NOLINT
-};
+void CastFromHalf(KernelContext& ctx, const Blob& in, Out* out) {
+  const _Float16* source = static_cast<const _Float16*>(in.raw());
+  ParallelForElements(ctx, in.elem_count(), kElementwiseGrain, [=](int64_t begin, int64_t end) {
+    if constexpr (std::is_same_v<Out, float>) {
+      HalfToFloat(source + begin, out + begin, end - begin);
+    } else {
+      constexpr int64_t kChunk = 1024;
+      float buffer[kChunk];
+      for (int64_t chunk = begin; chunk < end; chunk += kChunk) {
+        const int64_t count = std::min(kChunk, end - chunk);
+        HalfToFloat(source + chunk, buffer, count);
+        for (int64_t i = 0; i < count; ++i) { out[chunk + i] = static_cast<Out>(buffer[i]); }
+      }
+    }
+  });
+}
 
 template <typename Out>
 class CastKernel final : public Kernel {
@@ -45,8 +62,7 @@ class CastKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     const Blob& in = ctx.Input("in");
     if (in.data_type() == kFloat16) {
-      CastFrom<Out>{in, ctx.Output("out").mut_data<Out>(), ctx}
-          .template operator()<ConvertedFromHalf<Out>>();
+      CastFromHalf(ctx, in, ctx.Output("out").mut_data<Out>());
       return;
     }
     SwitchDataType(in.data_type(), CastFrom<Out>{in, ctx.Output("out").mut_data<Out>(), ctx});
@@ -63,12 +79,19 @@ struct HalfFrom {
   void operator()() const {
     const In* source = in.data<In>();
     _Float16* target = out;
-    ParallelForElements(ctx, in.elem_count(), kElementwiseGrain,
-                        PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                          for (int64_t i = begin; i < end; ++i) {
-                            target[i] = static_cast<_Float16>(static_cast<float>(source[i]));
-                          }
-                        }));
+    if constexpr (std::is_same_v<In, float>) {
+      ParallelForElements(ctx, in.elem_count(), kElementwiseGrain,
+                          [=](int64_t begin, int64_t end) {
+                            FloatToHalf(source + begin, target + begin, end - begin);
+                          });
+    } else {
+      ParallelForElements(ctx, in.elem_count(), kElementwiseGrain,
+                          PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                            for (int64_t i = begin; i < end; ++i) {
+                              target[i] = static_cast<_Float16>(static_cast<float>(source[i]));
+                            }
+                          }));
+    }
   }
 };
 

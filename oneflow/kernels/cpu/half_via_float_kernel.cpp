@@ -6,25 +6,23 @@
 
 #include "oneflow/framework/op_conf_util.h"
 #include "oneflow/framework/op_registry.h"
-#include "oneflow/kernels/cpu/cpu_dispatch.h"
+#include "oneflow/kernels/cpu/half_conversion.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
 
 namespace {
 
-void HalfToFloat(KernelContext& ctx, const _Float16* in, float* out, int64_t count) {
-  ParallelForElements(ctx, count, kElementwiseGrain,
-                      PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                        for (int64_t i = begin; i < end; ++i) { out[i] = static_cast<float>(in[i]); }
-                      }));
+void HalfToFloatInParallel(KernelContext& ctx, const _Float16* in, float* out, int64_t count) {
+  ParallelForElements(ctx, count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+    HalfToFloat(in + begin, out + begin, end - begin);
+  });
 }
 
-void FloatToHalf(KernelContext& ctx, const float* in, _Float16* out, int64_t count) {
-  ParallelForElements(ctx, count, kElementwiseGrain,
-                      PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                        for (int64_t i = begin; i < end; ++i) { out[i] = static_cast<_Float16>(in[i]); }
-                      }));
+void FloatToHalfInParallel(KernelContext& ctx, const float* in, _Float16* out, int64_t count) {
+  ParallelForElements(ctx, count, kElementwiseGrain, [=](int64_t begin, int64_t end) {
+    FloatToHalf(in + begin, out + begin, end - begin);
+  });
 }
 
 class HalfViaFloatKernel final : public Kernel {
@@ -72,14 +70,14 @@ class HalfViaFloatKernel final : public Kernel {
       if (!argument.half) {
         float_context_.SetBlobData(argument.slot, blob.mut_raw());
       } else if (argument.is_input) {
-        HalfToFloat(ctx, blob.data<_Float16>(), argument.buffer.data(), blob.elem_count());
+        HalfToFloatInParallel(ctx, blob.data<_Float16>(), argument.buffer.data(), blob.elem_count());
       }
     }
     float_kernel_->Forward(float_context_);
     for (Argument& argument : arguments_) {
       if (!argument.half || !argument.writes_back) { continue; }
       Blob& blob = Outer(ctx, argument);
-      FloatToHalf(ctx, argument.buffer.data(), blob.mut_data<_Float16>(), blob.elem_count());
+      FloatToHalfInParallel(ctx, argument.buffer.data(), blob.mut_data<_Float16>(), blob.elem_count());
     }
   }
 
