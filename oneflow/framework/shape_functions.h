@@ -70,9 +70,8 @@ void CheckSameDataType(const std::string& op_type, const std::string& first_name
 void CheckFloatingDataType(const std::string& op_type, const std::string& argument,
                            DataType data_type);
 
-// TypeError unless `data_type` is float32, float64 or float16: the check of the ops that auto
-// mixed precision may run in float16 on GPUs (compiler/passes/auto_mixed_precision.cpp). Their CPU
-// kernels stay float32/float64, so float16 on the CPU still fails, at the kernel lookup.
+// TypeError unless `data_type` is float32, float64 or float16: the check of the ops with float16
+// kernels, on GPUs natively and on the CPU through float32 copies (cpu/half_via_float_kernel.h).
 void CheckFloatingOrHalfDataType(const std::string& op_type, const std::string& argument,
                                  DataType data_type);
 

@@ -11,7 +11,7 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kClipDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64};
+const std::vector<DataType> kClipDataTypes = {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64};
 
 void GenerateClipGrad(GradContext& ctx) {
   if (!ctx.NeedInputGrad("x")) { return; }
@@ -59,7 +59,7 @@ REGISTER_OP("clip_by_scalar_grad")
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& x = ctx.Input("x");
       const BlobDesc& dy = ctx.Input("dy");
-      CheckFloatingDataType("clip_by_scalar_grad", "dy", dy.data_type);
+      CheckFloatingOrHalfDataType("clip_by_scalar_grad", "dy", dy.data_type);
       CheckSameDataType("clip_by_scalar_grad", "x", x.data_type, "dy", dy.data_type);
       if (x.shape != dy.shape) {
         throw Error(ErrorKind::kValue) << "clip_by_scalar_grad: x " << x.shape.ToString()

@@ -11,7 +11,8 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kConstantDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8};
+const std::vector<DataType> kConstantDataTypes = {kFloat,  kDouble, kFloat16, kInt8,
+                                                  kInt32, kInt64,  kUInt8};
 
 void InferConstant(InferContext& ctx) {
   DataType data_type = ctx.Attr<DataType>("dtype");
@@ -44,10 +45,7 @@ REGISTER_OP("constant_like")
     .Output("out")
     .Attr<double>("value", 0.0)
     .SetInferFn([](InferContext& ctx) {
-      // A zero gradient of a float16 blob (auto mixed precision) is one too.
-      std::vector<DataType> allowed = kConstantDataTypes;
-      allowed.push_back(kFloat16);
-      InferElementwiseUnary(ctx, "constant_like", "like", "out", allowed);
+      InferElementwiseUnary(ctx, "constant_like", "like", "out", kConstantDataTypes);
     })
     .SetSbpFn([](SbpContext& ctx) {
       AddElementwiseSignatures(ctx, ctx.LogicalInput("like").shape.num_axes(), false);

@@ -19,7 +19,7 @@ namespace {
 
 void CheckSameShapeFloating(const std::string& op_type, const BlobDesc& prediction,
                             const BlobDesc& label) {
-  CheckFloatingDataType(op_type, "prediction", prediction.data_type);
+  CheckFloatingOrHalfDataType(op_type, "prediction", prediction.data_type);
   CheckSameDataType(op_type, "prediction", prediction.data_type, "label", label.data_type);
   if (prediction.shape != label.shape) {
     throw Error(ErrorKind::kValue) << op_type << ": label " << label.shape.ToString()

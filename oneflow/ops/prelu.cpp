@@ -18,7 +18,7 @@ namespace {
 
 // alpha must broadcast to x without changing x's shape.
 void CheckAlpha(const std::string& op_type, const BlobDesc& x, const BlobDesc& alpha) {
-  CheckFloatingDataType(op_type, "x", x.data_type);
+  CheckFloatingOrHalfDataType(op_type, "x", x.data_type);
   CheckSameDataType(op_type, "x", x.data_type, "alpha", alpha.data_type);
   bool fits = alpha.shape.num_axes() <= x.shape.num_axes();
   for (int64_t axis = 0; fits && axis < alpha.shape.num_axes(); ++axis) {

@@ -12,7 +12,7 @@ namespace {
 // prediction (N..., C) and label (N...): checks and returns the label shape.
 void CheckPredictionAndLabel(const std::string& op_type, const BlobDesc& prediction,
                              const BlobDesc& label) {
-  CheckFloatingDataType(op_type, "prediction", prediction.data_type);
+  CheckFloatingOrHalfDataType(op_type, "prediction", prediction.data_type);
   CheckDataTypeIn(op_type, "label", label.data_type, {kInt32, kInt64});
   const Shape& shape = prediction.shape;
   bool valid = shape.num_axes() >= 1 && label.shape.num_axes() == shape.num_axes() - 1;

@@ -59,14 +59,14 @@ Shape UpsampleOutputShape(const std::string& op_type, const OperatorConf& conf, 
 
 void InferUpsample(InferContext& ctx) {
   const BlobDesc& x = ctx.Input("x");
-  CheckFloatingDataType("upsample", "x", x.data_type);
+  CheckFloatingOrHalfDataType("upsample", "x", x.data_type);
   ctx.Output("y") = BlobDesc{UpsampleOutputShape("upsample", ctx.conf(), x.shape), x.data_type};
 }
 
 void InferUpsampleGrad(InferContext& ctx) {
   const BlobDesc& dy = ctx.Input("dy");
   const BlobDesc& x = ctx.Input("x");
-  CheckFloatingDataType("upsample_grad", "dy", dy.data_type);
+  CheckFloatingOrHalfDataType("upsample_grad", "dy", dy.data_type);
   CheckSameDataType("upsample_grad", "dy", dy.data_type, "x", x.data_type);
   const Shape y = UpsampleOutputShape("upsample_grad", ctx.conf(), x.shape);
   if (dy.shape != y) {

@@ -186,7 +186,7 @@ def test_l2_normalize_errors():
         _build(lambda a: flow.math.l2_normalize(a, axis=2), x)
     with pytest.raises(ValueError, match="l2_normalize: epsilon must be >= 0"):
         _build(lambda a: flow.math.l2_normalize(a, axis=0, epsilon=-1.0), x)
-    with pytest.raises(TypeError, match="l2_normalize: needs a float32 or float64 blob"):
+    with pytest.raises(TypeError, match="l2_normalize: needs a floating blob"):
         _build(lambda a: flow.math.l2_normalize(a, axis=0), np.ones((2, 3), np.int32))
 
 

@@ -109,7 +109,7 @@ class CastToHalfKernel final : public Kernel {
   }
 };
 
-// fused_cast_scale: y = Out(x) * scalar[0], x float32 or float64.
+// fused_cast_scale: y = Out(x) * scalar[0], x float16, float32 or float64.
 template <typename Out>
 class FusedCastScaleKernel final : public Kernel {
  public:
@@ -129,8 +129,10 @@ class FusedCastScaleKernel final : public Kernel {
     };
     if (x.data_type() == kFloat) {
       scaled.template operator()<float>();
-    } else {
+    } else if (x.data_type() == kDouble) {
       scaled.template operator()<double>();
+    } else {  // float16, through float
+      scaled.template operator()<_Float16>();
     }
   }
 };

@@ -82,7 +82,8 @@ class CastKernel final : public Kernel {
   }
 };
 
-// fused_cast_scale: y = Out(x) * scalar[0], x float32 or float64, the scalar read on the device.
+// fused_cast_scale: y = Out(x) * scalar[0], x float16, float32 or float64, the scalar read on the
+// device.
 template <typename Out>
 struct CastScale {
   const Out* scalar;
@@ -102,8 +103,10 @@ class FusedCastScaleKernel final : public Kernel {
     Out* y = ctx.Output("y").mut_data<Out>();
     if (x.data_type() == kFloat) {
       LaunchElementwise<float>(StreamOf(ctx), x.elem_count(), functor, y, x.data<float>());
-    } else {
+    } else if (x.data_type() == kDouble) {
       LaunchElementwise<double>(StreamOf(ctx), x.elem_count(), functor, y, x.data<double>());
+    } else {  // float16, through float
+      LaunchElementwise<float>(StreamOf(ctx), x.elem_count(), functor, y, x.data<half>());
     }
   }
 };

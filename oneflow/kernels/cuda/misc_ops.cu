@@ -260,18 +260,20 @@ struct ClipGradFunctor {
   }
 };
 
+// float16 clips in float (its compute type), with float bounds, and rounds once.
 template <typename T>
 class ClipGpuKernel final : public Kernel {
  public:
   explicit ClipGpuKernel(const KernelInitContext& ctx) : bounds_(ctx) {}
   void Forward(KernelContext& ctx) override {
-    LaunchElementwise<T>(ctx.cuda_device().cuda_stream(), ctx.Input("x").elem_count(),
-                         ClipFunctor<T>{bounds_}, ctx.Output("y").mut_data<T>(),
-                         ctx.Input("x").data<T>());
+    LaunchElementwise<ComputeType<T>>(ctx.cuda_device().cuda_stream(),
+                                      ctx.Input("x").elem_count(),
+                                      ClipFunctor<ComputeType<T>>{bounds_},
+                                      ctx.Output("y").mut_data<T>(), ctx.Input("x").data<T>());
   }
 
  private:
-  ClipBounds<T> bounds_;
+  ClipBounds<ComputeType<T>> bounds_;
 };
 
 template <typename T>
@@ -279,13 +281,14 @@ class ClipGradGpuKernel final : public Kernel {
  public:
   explicit ClipGradGpuKernel(const KernelInitContext& ctx) : bounds_(ctx) {}
   void Forward(KernelContext& ctx) override {
-    LaunchElementwise<T>(ctx.cuda_device().cuda_stream(), ctx.Input("x").elem_count(),
-                         ClipGradFunctor<T>{bounds_}, ctx.Output("dx").mut_data<T>(),
-                         ctx.Input("x").data<T>(), ctx.Input("dy").data<T>());
+    LaunchElementwise<ComputeType<T>>(
+        ctx.cuda_device().cuda_stream(), ctx.Input("x").elem_count(),
+        ClipGradFunctor<ComputeType<T>>{bounds_}, ctx.Output("dx").mut_data<T>(),
+        ctx.Input("x").data<T>(), ctx.Input("dy").data<T>());
   }
 
  private:
-  ClipBounds<T> bounds_;
+  ClipBounds<ComputeType<T>> bounds_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -428,6 +431,8 @@ REGISTER_KERNEL("clip_by_scalar", "gpu", kInt32, ClipGpuKernel<int32_t>);
 REGISTER_KERNEL("clip_by_scalar", "gpu", kInt64, ClipGpuKernel<int64_t>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kFloat, ClipGradGpuKernel<float>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kDouble, ClipGradGpuKernel<double>);
+REGISTER_KERNEL("clip_by_scalar", "gpu", kFloat16, ClipGpuKernel<half>);
+REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kFloat16, ClipGradGpuKernel<half>);
 // The dtypes the op (and the CPU kernel) take.
 REGISTER_KERNEL("range", "gpu", kFloat, RangeGpuKernel<float>);
 REGISTER_KERNEL("range", "gpu", kDouble, RangeGpuKernel<double>);

@@ -31,10 +31,15 @@ double = float64
 char = int8
 
 
-# float16 is a storage type: blobs can be fed, cast (flow.cast) and returned; compute ops take
-# float32 and name float16 in their dtype errors.
+# float16: blobs can be fed, cast (flow.cast) and returned; ops with float16 kernels (on GPUs;
+# on the CPU through float32 copies) take it, the others name it in their dtype errors.
 float16 = DType("float16", 7, np.float16)
 half = float16
+
+
+def is_floating(dtype):
+    """True for float16, float32 and float64."""
+    return dtype.numpy_dtype.kind == "f"
 
 
 class _UnsupportedDType(DType):

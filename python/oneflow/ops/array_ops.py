@@ -67,7 +67,7 @@ def constant(value, dtype=None, shape=None, name=None):
     shape = (1,) if shape is None else shapes.to_shape(shape, "flow.constant")
     if not isinstance(value, (numbers.Number, np.number)) or isinstance(value, (bool, complex)):
         raise TypeError("flow.constant: value must be a real scalar number, got %r" % (value,))
-    is_floating = dtype in (dtypes.float32, dtypes.float64)
+    is_floating = dtypes.is_floating(dtype)
     check_value_fits(value, dtype, "flow.constant")
     attrs = {
         "dtype": dtype.value,

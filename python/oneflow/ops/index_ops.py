@@ -12,7 +12,6 @@ from oneflow.framework import dtypes, op_builder, shapes
 from oneflow.ops import array_ops
 
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
-_FLOATING = (dtypes.float32, dtypes.float64)
 
 
 def _check_int(value, op, what):
@@ -141,7 +140,7 @@ def clip_by_value(values, min_value=None, max_value=None, name=None):
     if min_value is not None and max_value is not None and min_value > max_value:
         raise ValueError("clip_by_value: min_value %r is greater than max_value %r"
                          % (min_value, max_value))
-    floating = values.dtype in _FLOATING
+    floating = dtypes.is_floating(values.dtype)
     if not floating:
         # An integer blob's bounds are the integers inside [min_value, max_value], within the
         # dtype's range (a bound beyond it clips nothing).

@@ -12,7 +12,6 @@ def _unary(op_type, x, name, prefix, output="y", input_name="x"):
     return op_builder.add_single_output_op(op_type, name, prefix, {input_name: x}, output=output)
 
 
-_FLOATING = (dtypes.float32, dtypes.float64)
 
 
 def _scalar_op(op_type, x, operand, name=None):
@@ -75,7 +74,7 @@ def divide(x, y, name=None):
                 "broadcast_div", name, "BroadcastDiv",
                 {"x": scalar_constant_like(scalar, blob), "y": blob}, output="z",
             )
-        if blob.dtype not in _FLOATING:
+        if not dtypes.is_floating(blob.dtype):
             raise TypeError("divide: dividing a %s blob by a scalar is not supported; cast the "
                             "blob to a float type first (flow.cast)" % blob.dtype.name)
         if scalar == 0:

@@ -20,7 +20,6 @@ from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.ops import math_ops
 
-_FLOATING = (dtypes.float32, dtypes.float64)
 
 
 def _reduce_axes(x, axis, op_name):
@@ -69,8 +68,9 @@ def _reduce(op_type, prefix, x, axes, keepdims, name):
 
 
 def _require_floating(x, op_name):
-    if x.dtype not in _FLOATING:
-        raise TypeError("%s: needs a float32 or float64 blob, got %s" % (op_name, x.dtype.name))
+    if not dtypes.is_floating(x.dtype):
+        raise TypeError("%s: needs a floating blob (float16, float32 or float64), got %s"
+                        % (op_name, x.dtype.name))
 
 
 def _sub_name(name, suffix):

@@ -287,7 +287,7 @@ def pad(x, paddings, constant_value=0, name=None):
     before, after = _paddings(x, paddings, "pad")
     if not isinstance(constant_value, (numbers.Real, np.number)) or isinstance(constant_value, bool):
         raise TypeError("pad: constant_value must be a real number, got %r" % (constant_value,))
-    floating = x.dtype in (dtypes.float32, dtypes.float64)
+    floating = dtypes.is_floating(x.dtype)
     array_ops.check_value_fits(constant_value, x.dtype, "pad")
     attrs = {
         "padding_before": before,
