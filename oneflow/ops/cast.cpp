@@ -2,8 +2,8 @@
 // input's dtype, integers included (as in OneFlow 0.3: a cast to int8 and back carries an int8
 // gradient, truncated); auto mixed precision relies on it for float16.
 // fused_cast_scale (OneFlow 0.3's user op): y = x converted to scalar's dtype, times scalar[0]
-// (scalar of shape (1,)); x float16 / float32 / float64, scalar float32 / float64. Not
-// differentiable, as in OneFlow.
+// (scalar of shape (1,)); x and scalar float16, float32 or float64. Not differentiable, as in
+// OneFlow.
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/op_registry.h"
@@ -59,7 +59,7 @@ REGISTER_OP("fused_cast_scale")
       const BlobDesc& x = ctx.Input("x");
       const BlobDesc& scalar = ctx.Input("scalar");
       CheckFloatingOrHalfDataType("fused_cast_scale", "x", x.data_type);
-      CheckFloatingDataType("fused_cast_scale", "scalar", scalar.data_type);
+      CheckFloatingOrHalfDataType("fused_cast_scale", "scalar", scalar.data_type);
       if (scalar.shape != Shape({1})) {
         throw Error(ErrorKind::kValue) << "fused_cast_scale: scalar must have shape (1,), got "
                                        << scalar.shape.ToString();

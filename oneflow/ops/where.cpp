@@ -18,7 +18,7 @@ void InferWhere(InferContext& ctx) {
   const BlobDesc& y = ctx.Input("y");
   CheckDataTypeIn("where", "condition", condition.data_type, {kInt8, kInt32, kInt64});
   CheckSameDataType("where", "x", x.data_type, "y", y.data_type);
-  CheckDataTypeIn("where", "x", x.data_type, {kFloat, kDouble, kInt8, kInt32, kInt64});
+  CheckDataTypeIn("where", "x", x.data_type, {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64});
   Shape shape = BroadcastShapes("where", BroadcastShapes("where", condition.shape, x.shape),
                                 y.shape);
   ctx.Output("out") = BlobDesc{shape, x.data_type};

@@ -163,7 +163,7 @@ def test_float16_fused_cast_scale_constant_prelu_upsample():
 
     @flow.global_function()
     def job(x_in: tp.Numpy.Placeholder((2, 3, 4, 4))) -> typing.Tuple[
-            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
+            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
         h = flow.cast(x_in, flow.float16)
         scale = flow.constant(0.5, dtype=flow.float32, shape=(1,))
         scaled = (flow.user_op_builder("FusedCastScale").Op("fused_cast_scale")
@@ -175,13 +175,20 @@ def test_float16_fused_cast_scale_constant_prelu_upsample():
                  .Input("alpha", [alpha]).Output("y").Build().InferAndTryRun()
                  .RemoteBlobList()[0])
         upsampled = flow.layers.upsample_2d(h, size=(2, 2))
+        # float32 x, float16 scalar: x rounded to float16, then a float16 multiply.
+        scaled16 = (flow.user_op_builder("FusedCastScale16").Op("fused_cast_scale")
+                    .Input("x", [x_in])
+                    .Input("scalar", [flow.constant(0.3, dtype=flow.float16, shape=(1,))])
+                    .Output("y").Build().InferAndTryRun().RemoteBlobList()[0])
         return (scaled, flow.cast(filled, flow.float), flow.cast(prelu, flow.float),
-                flow.cast(upsampled, flow.float))
+                flow.cast(upsampled, flow.float), scaled16)
 
-    scaled, filled, prelu, upsampled = job(x)
+    scaled, filled, prelu, upsampled, scaled16 = job(x)
     hx = rounded(x)
     assert scaled.dtype == np.float32
     np.testing.assert_array_equal(scaled, hx * 0.5)
+    assert scaled16.dtype == np.float16
+    np.testing.assert_array_equal(scaled16, x.astype(np.float16) * np.float16(0.3))
     np.testing.assert_array_equal(filled, np.full((2, 3), 1.5, np.float32))
     np.testing.assert_array_equal(prelu, np.where(hx > 0, hx, hx * 0.25))
     np.testing.assert_array_equal(upsampled, hx.repeat(2, axis=2).repeat(2, axis=3))
@@ -189,24 +196,26 @@ def test_float16_fused_cast_scale_constant_prelu_upsample():
 
 def test_float16_python_ops_keep_fractional_values():
     """Python-side ops that read a number for a float16 blob (constant, pad, clip, divide by a
-    scalar, reduce_mean) treat float16 as floating, not as an integer dtype."""
+    scalar, reduce_mean) treat float16 as floating, not as an integer dtype; where selects it."""
     x = np.array([[0.75, -1.5, 2.25], [3.0, -0.25, 1.0]], np.float32)
     flow.clear_default_session()
 
     @flow.global_function()
     def job(x_in: tp.Numpy.Placeholder((2, 3))) -> typing.Tuple[
-            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
+            tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy, tp.Numpy]:
         h = flow.cast(x_in, flow.float16)
         results = (flow.constant(0.5, dtype=flow.float16, shape=(2,)),
                    flow.pad(h, paddings=((0, 0), (1, 0)), constant_value=0.5),
                    flow.clip_by_value(h, -0.5, 1.5),
                    h / 4.0,
-                   flow.math.reduce_mean(h, axis=1))
+                   flow.math.reduce_mean(h, axis=1),
+                   flow.where(flow.cast(x_in > 0.5, flow.int8), h, h * 2.0))
         return tuple(flow.cast(r, flow.float) for r in results)
 
-    constant, padded, clipped, divided, mean = job(x)
+    constant, padded, clipped, divided, mean, selected = job(x)
     np.testing.assert_array_equal(constant, [0.5, 0.5])
     np.testing.assert_array_equal(padded, np.pad(x, ((0, 0), (1, 0)), constant_values=0.5))
     np.testing.assert_array_equal(clipped, np.clip(x, -0.5, 1.5))
     np.testing.assert_array_equal(divided, x / 4)
     np.testing.assert_allclose(mean, x.mean(axis=1), rtol=1e-3)
+    np.testing.assert_array_equal(selected, np.where(x > 0.5, x, x * 2))

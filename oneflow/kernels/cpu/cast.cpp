@@ -140,6 +140,9 @@ class FusedCastScaleKernel final : public Kernel {
 }  // namespace
 
 REGISTER_CPU_FLOATING_KERNELS("fused_cast_scale", FusedCastScaleKernel);
+// float16: x rounded to float16 first, the product of two halves (exact in float) rounded once,
+// which is a float16 multiply (OneFlow's GPU kernel, and TensorFlow's cast * cast).
+REGISTER_KERNEL("fused_cast_scale", "cpu", kFloat16, FusedCastScaleKernel<_Float16>);
 REGISTER_KERNEL("cast", "cpu", kFloat, CastKernel<float>);
 REGISTER_KERNEL("cast", "cpu", kDouble, CastKernel<double>);
 REGISTER_KERNEL("cast", "cpu", kInt8, CastKernel<int8_t>);

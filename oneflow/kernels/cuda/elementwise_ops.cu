@@ -87,9 +87,12 @@ class CastKernel final : public Kernel {
 template <typename Out>
 struct CastScale {
   const Out* scalar;
+  // x converted to Out first; a float16 product is computed in float (exact for two halves)
+  // and rounded once: a float16 multiply, as the CPU.
   template <typename C>
   __device__ Out operator()(C x) const {
-    return static_cast<Out>(x) * scalar[0];
+    using Compute = ComputeType<Out>;
+    return Convert<Out>(Convert<Compute>(Convert<Out>(x)) * Convert<Compute>(scalar[0]));
   }
 };
 
@@ -411,6 +414,7 @@ using ScalarPowKernel = ScalarMathKernel<ScalarPow, T>;
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("cast", CastKernel);
 REGISTER_KERNEL("fused_cast_scale", "gpu", kFloat, FusedCastScaleKernel<float>);
 REGISTER_KERNEL("fused_cast_scale", "gpu", kDouble, FusedCastScaleKernel<double>);
+REGISTER_KERNEL("fused_cast_scale", "gpu", kFloat16, FusedCastScaleKernel<half>);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("constant", ConstantKernel);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("constant_like", ConstantLikeKernel);
 OF_REGISTER_GPU_ARITHMETIC_KERNELS("scalar_add", ScalarAddKernel);

@@ -421,6 +421,7 @@ OF_REGISTER_GPU_ALL_TYPE_KERNELS("tril", TrilGpuKernel);
 OF_REGISTER_GPU_ALL_TYPE_KERNELS("fused_scale_tril", TrilGpuKernel);
 REGISTER_KERNEL("where", "gpu", kFloat, WhereGpuKernel<uint32_t>);
 REGISTER_KERNEL("where", "gpu", kDouble, WhereGpuKernel<uint64_t>);
+REGISTER_KERNEL("where", "gpu", kFloat16, WhereGpuKernel<uint16_t>);
 REGISTER_KERNEL("where", "gpu", kInt8, WhereGpuKernel<uint8_t>);
 REGISTER_KERNEL("where", "gpu", kInt32, WhereGpuKernel<uint32_t>);
 REGISTER_KERNEL("where", "gpu", kInt64, WhereGpuKernel<uint64_t>);
