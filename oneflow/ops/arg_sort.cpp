@@ -16,7 +16,7 @@ namespace oneflow {
 
 namespace {
 
-const std::vector<DataType> kSortableDataTypes = {kFloat, kDouble, kInt8, kInt32, kInt64};
+const std::vector<DataType> kSortableDataTypes = {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64};
 
 int64_t SortAxis(InferContext& ctx, const std::string& op_type) {
   const Shape& shape = ctx.Input("in").shape;

@@ -53,6 +53,7 @@ FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 # Forward tolerances by output dtype; backward (float64 only) against finite differences.
 FORWARD_TOLERANCE = {
+    np.dtype(np.float16): dict(rtol=1e-3, atol=1e-3),
     np.dtype(np.float32): dict(rtol=1e-5, atol=1e-6),
     np.dtype(np.float64): dict(rtol=1e-10, atol=1e-12),
 }
@@ -61,6 +62,7 @@ FINITE_DIFFERENCE_STEP = 1e-6
 # Multi-device results against the single-device ones, (rtol, atol) by dtype; atol also grows
 # with the result's magnitude, since sums split over devices round differently.
 MULTI_DEVICE_TOLERANCE = {
+    np.dtype(np.float16): (1e-3, 1e-3),
     np.dtype(np.float32): (1e-5, 1e-6),
     np.dtype(np.float64): (1e-10, 1e-12),
 }
@@ -76,6 +78,7 @@ GPU_TOLERANCE = {
 
 
 _FLOW_DTYPES = {
+    np.dtype(np.float16): flow.float16,
     np.dtype(np.float32): flow.float32,
     np.dtype(np.float64): flow.float64,
     np.dtype(np.int8): flow.int8,

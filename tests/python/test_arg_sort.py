@@ -15,7 +15,7 @@ def check_op(*args, **kwargs):
     return _check_op(*args, **kwargs)
 
 
-DTYPES = [np.float32, np.float64, np.int32, np.int64]
+DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64]
 
 
 def _values(shape, dtype, seed=0):

@@ -43,7 +43,7 @@ __device__ __forceinline__ OrderedKeyType<T> ArgRank(T x) {
   } else {
     // Only a NaN has the largest key of a floating type; an integer's largest key is INT_MAX's,
     // the smallest rank.
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (kIsFloatingKey<T>) {
       if (key == MaxOrderedKey<T>()) { return key; }
     }
     return static_cast<K>(~key);

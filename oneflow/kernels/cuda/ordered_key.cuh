@@ -1,11 +1,13 @@
 #pragma once
-// Order-preserving unsigned keys of the sortable dtypes (float, double, int8, int32, int64), for
+// Order-preserving unsigned keys of the sortable dtypes (float, double, float16, int8, int32,
+// int64), for
 // the GPU argmax / argmin / sort / argsort / top_k / in_top_k kernels. OrderedKey(a) <
 // OrderedKey(b), as unsigned integers, exactly when the CPU kernels (cpu/arg_sort.cpp) order a
 // before b ascending: smaller numbers first, -0.0 and +0.0 equal, every NaN equal to every other
 // NaN and after every number. Keys are built from the bits, never from floating-point
 // comparisons, so the order does not depend on flush-to-zero or other math flags.
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -26,6 +28,10 @@ struct OrderedKeyOf<double> {
   using type = uint64_t;
 };
 template <>
+struct OrderedKeyOf<half> {
+  using type = uint16_t;
+};
+template <>
 struct OrderedKeyOf<int8_t> {
   using type = uint8_t;
 };
@@ -40,6 +46,10 @@ struct OrderedKeyOf<int64_t> {
 template <typename T>
 using OrderedKeyType = typename OrderedKeyOf<T>::type;
 
+// float, double and float16 (NaN and signed zeros), as opposed to the integers.
+template <typename T>
+constexpr bool kIsFloatingKey = std::is_floating_point_v<T> || std::is_same_v<T, half>;
+
 // The largest key: every NaN's (floating T), else the largest value's.
 template <typename T>
 __host__ __device__ __forceinline__ constexpr OrderedKeyType<T> MaxOrderedKey() {
@@ -50,14 +60,20 @@ template <typename T>
 __device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
   using K = OrderedKeyType<T>;
   constexpr K kSign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsFloatingKey<T>) {
     K bits;
+    K infinity;
     if constexpr (std::is_same_v<T, float>) {
       bits = __float_as_uint(x);
+      infinity = K(0x7F800000u);
+    } else if constexpr (std::is_same_v<T, half>) {
+      bits = __half_as_ushort(x);
+      infinity = K(0x7C00u);
     } else {
       bits = static_cast<K>(__double_as_longlong(x));
+      infinity = K(0x7FF0000000000000ull);
     }
-    constexpr K kInfinity = std::is_same_v<T, float> ? K(0x7F800000u) : K(0x7FF0000000000000ull);
+    const K kInfinity = infinity;
     const K magnitude = static_cast<K>(bits & ~kSign);
     if (magnitude > kInfinity) { return MaxOrderedKey<T>(); }  // NaN, any sign or payload
     if (magnitude == 0) { bits = 0; }                          // -0.0 as +0.0
@@ -71,10 +87,12 @@ __device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
 }
 
 // Registers a GPU kernel template for the sortable dtypes: those of the CPU kernels (op
-// arg_sort.cpp's sortable dtypes), the ones OrderedKey takes.
+// arg_sort.cpp's sortable dtypes; float16 through float32 on the CPU), the ones OrderedKey
+// takes.
 #define OF_REGISTER_GPU_SORTABLE_KERNELS(op_type, Kernel)   \
   REGISTER_KERNEL(op_type, "gpu", kFloat, Kernel<float>);   \
   REGISTER_KERNEL(op_type, "gpu", kDouble, Kernel<double>); \
+  REGISTER_KERNEL(op_type, "gpu", kFloat16, Kernel<half>);  \
   REGISTER_KERNEL(op_type, "gpu", kInt8, Kernel<int8_t>);   \
   REGISTER_KERNEL(op_type, "gpu", kInt32, Kernel<int32_t>); \
   REGISTER_KERNEL(op_type, "gpu", kInt64, Kernel<int64_t>)
