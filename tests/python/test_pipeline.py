@@ -51,11 +51,11 @@ def test_two_stage_pipeline_trains_like_one_device():
     np.testing.assert_allclose(pipelined, one_device, rtol=1e-5, atol=1e-6)
 
 
-def _overlaps(first, second):
-    return first["ts"] < second["ts"] + second["dur"] and second["ts"] < first["ts"] + first["dur"]
+def _end(event):
+    return event["ts"] + event["dur"]
 
 
-def test_stages_act_at_the_same_time_on_consecutive_iterations(tmp_path, monkeypatch):
+def test_stage_one_runs_ahead_of_stage_two_on_consecutive_iterations(tmp_path, monkeypatch):
     events_file = tmp_path / "timeline.json"
     monkeypatch.setenv("ONEFLOW_ACT_EVENT_FILE", str(events_file))
     flow.clear_default_session()
@@ -71,8 +71,7 @@ def test_stages_act_at_the_same_time_on_consecutive_iterations(tmp_path, monkeyp
         with flow.scope.placement("cpu", "0:1"):
             return flow.layers.dense(h, WIDTH * 8, kernel_initializer=init, name="stage2")
 
-    # Acts of a few ms and many iterations: the two runtime threads must get both cores at the
-    # same moment at least once, even on a machine busy with other work.
+    # Acts of about a millisecond over many iterations.
     x = np.random.RandomState(1).uniform(-1, 1, (BATCH * 16, WIDTH * 8)).astype(np.float32)
     results = []
     iterations = 64
@@ -91,13 +90,17 @@ def test_stages_act_at_the_same_time_on_consecutive_iterations(tmp_path, monkeyp
     for event in events:
         assert event["ph"] == "X" and event["dur"] >= 0 and event["cat"] == "act"
         assert set(event["args"]) == {"actor", "piece"}
-    # Stage 1 works on iteration k + 1 while stage 2 works on iteration k.
-    overlapping = [
-        (first["args"]["piece"], second["args"]["piece"])
-        for first in stage1 for second in stage2
-        if first["args"]["piece"] == second["args"]["piece"] + 1 and _overlaps(first, second)
+    # Stage 1 starts iteration k + 1 before stage 2 has finished iteration k: the iterations are
+    # pipelined, not run one after the other. (Whether the two acts then also overlap in time
+    # depends on both threads getting a core at once, which a 2-core machine that also runs
+    # the Python caller and the callbacks does not always give: seen failing 1 run in 20.)
+    second_by_piece = {event["args"]["piece"]: event for event in stage2}
+    ahead = [
+        first["args"]["piece"] for first in stage1
+        if first["args"]["piece"] - 1 in second_by_piece
+        and first["ts"] < _end(second_by_piece[first["args"]["piece"] - 1])
     ]
-    assert overlapping, "the two stages never acted at the same time"
+    assert ahead, "stage 1 never started an iteration before stage 2 finished the previous one"
 
 
 def test_collect_act_event_writes_the_timeline_to_the_log_dir(tmp_path, monkeypatch):
