@@ -70,14 +70,16 @@ class HalfViaFloatKernel final : public Kernel {
       if (!argument.half) {
         float_context_.SetBlobData(argument.slot, blob.mut_raw());
       } else if (argument.is_input) {
-        HalfToFloatInParallel(ctx, blob.data<_Float16>(), argument.buffer.data(), blob.elem_count());
+        HalfToFloatInParallel(ctx, blob.data<_Float16>(), argument.buffer.data(),
+                              blob.elem_count());
       }
     }
     float_kernel_->Forward(float_context_);
     for (Argument& argument : arguments_) {
       if (!argument.half || !argument.writes_back) { continue; }
       Blob& blob = Outer(ctx, argument);
-      FloatToHalfInParallel(ctx, argument.buffer.data(), blob.mut_data<_Float16>(), blob.elem_count());
+      FloatToHalfInParallel(ctx, argument.buffer.data(), blob.mut_data<_Float16>(),
+                            blob.elem_count());
     }
   }
 

@@ -2,8 +2,9 @@
 // (cpu/broadcast_like.cpp, cpu/gradient_clipping.cpp, cpu/loss_scale.cpp).
 //
 // broadcast_like is the broadcast launcher with a functor that returns its first operand (x
-// moved as bytes). square_sum, multi_square_sum and count_not_finite sum to one number in two passes (a double
-// or int64 partial per block, then one block adds the partials in order: deterministic). The
+// moved as bytes). square_sum, multi_square_sum and count_not_finite sum to one number in two
+// passes (a double or int64 partial per block, then one block adds the partials in order:
+// deterministic). The
 // scalar ops (global_norm_clip_factor, loss_scale_inverse, dynamic_loss_scale_schedule) are
 // one-thread kernels, and tensors that the CPU reads on the host (scale_by_tensor, loss_scale)
 // are read on the device: no synchronization.

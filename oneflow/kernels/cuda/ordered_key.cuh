@@ -1,11 +1,11 @@
 #pragma once
 // Order-preserving unsigned keys of the sortable dtypes (float, double, float16, int8, int32,
-// int64), for
-// the GPU argmax / argmin / sort / argsort / top_k / in_top_k kernels. OrderedKey(a) <
-// OrderedKey(b), as unsigned integers, exactly when the CPU kernels (cpu/arg_sort.cpp) order a
-// before b ascending: smaller numbers first, -0.0 and +0.0 equal, every NaN equal to every other
-// NaN and after every number. Keys are built from the bits, never from floating-point
-// comparisons, so the order does not depend on flush-to-zero or other math flags.
+// int64), for the GPU argmax / argmin / sort / argsort / top_k / in_top_k kernels.
+// OrderedKey(a) < OrderedKey(b), as unsigned integers, exactly when the CPU kernels
+// (cpu/arg_sort.cpp) order a before b ascending: smaller numbers first, -0.0 and +0.0 equal,
+// every NaN equal to every other NaN and after every number. Keys are built from the bits,
+// never from floating-point comparisons, so the order does not depend on flush-to-zero or other
+// math flags.
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -61,8 +61,7 @@ __device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
   using K = OrderedKeyType<T>;
   constexpr K kSign = static_cast<K>(K(1) << (sizeof(K) * 8 - 1));
   if constexpr (kIsFloatingKey<T>) {
-    K bits;
-    K infinity;
+    K bits, infinity;
     if constexpr (std::is_same_v<T, float>) {
       bits = __float_as_uint(x);
       infinity = K(0x7F800000u);
@@ -73,9 +72,8 @@ __device__ __forceinline__ OrderedKeyType<T> OrderedKey(T x) {
       bits = static_cast<K>(__double_as_longlong(x));
       infinity = K(0x7FF0000000000000ull);
     }
-    const K kInfinity = infinity;
     const K magnitude = static_cast<K>(bits & ~kSign);
-    if (magnitude > kInfinity) { return MaxOrderedKey<T>(); }  // NaN, any sign or payload
+    if (magnitude > infinity) { return MaxOrderedKey<T>(); }  // NaN, any sign or payload
     if (magnitude == 0) { bits = 0; }                          // -0.0 as +0.0
     // Negative numbers: all bits flipped (larger magnitude, smaller key), below the positive
     // ones, which get the sign bit set.

@@ -5,8 +5,8 @@
 // part) blocks writes one (min, max) pair per block, then one block per channel merges its
 // parts and its thread 0 chooses the scale and zero point (the moving-average observer also
 // updates its moving values there, reading current_train_step on the device: no host sync).
-// fake_quantization is one thread per element, reading its channel's parameters. Rounding is
-// rint (to nearest, ties to even), as std::nearbyint on the CPU.
+// fake_quantization is one thread per element, reading its channel's parameters. The formulas
+// are the CPU's (kernels/quantization_formulas.h).
 
 #include <cfloat>
 #include <cmath>
@@ -16,39 +16,12 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cuda/block_reduce.cuh"
 #include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/quantization_formulas.h"
 
 namespace oneflow {
 namespace cuda {
 
 namespace {
-
-struct QuantizationAttrs {
-  int bit;
-  bool affine, cambricon;
-
-  explicit QuantizationAttrs(const KernelInitContext& ctx)
-      : bit(static_cast<int>(ctx.Attr<int64_t>("quantization_bit"))),
-        affine(ctx.Attr<std::string>("quantization_scheme") == "affine"),
-        cambricon(ctx.Attr<std::string>("quantization_formula") == "cambricon") {}
-
-  // The observed range is symmetric (max |x|) unless the scheme is affine with Google's formula.
-  __host__ __device__ bool Symmetric() const { return !affine || cambricon; }
-};
-
-// scale and zero point for values in [low, high] (symmetric schemes: high is max |x|).
-template <typename T>
-__device__ void ChooseParameters(const QuantizationAttrs& q, double low, double high, T* scale,
-                                 T* zero_point) {
-  *zero_point = T(0);
-  if (q.cambricon) {
-    *scale = high > 0 ? static_cast<T>(floor(log2(high)) - double(q.bit - 2)) : T(0);
-  } else if (!q.affine) {
-    *scale = static_cast<T>(high / (ldexp(1.0, q.bit - 1) - 1.0));
-  } else {
-    *scale = static_cast<T>((high - low) / (ldexp(1.0, q.bit) - 1.0));
-    if (*scale != T(0)) { *zero_point = static_cast<T>(-low / double(*scale)); }  // unrounded
-  }
-}
 
 struct MinOp {
   __device__ double operator()(double a, double b) const { return fmin(a, b); }
@@ -94,17 +67,17 @@ __device__ void MergeParts(int parts, const double* low, const double* high, dou
 }
 
 template <typename T>
-__global__ void ObserverParametersKernel(QuantizationAttrs q, int parts, const double* low,
+__global__ void ObserverParametersKernel(QuantizationScheme q, int parts, const double* low,
                                          const double* high, T* scale, T* zero_point) {
   double row_low = 0, row_high = 0;
   MergeParts(parts, low, high, &row_low, &row_high);
   if (threadIdx.x != 0) { return; }
   if (q.Symmetric()) { row_high = fmax(fabs(row_low), fabs(row_high)); }
-  ChooseParameters(q, row_low, row_high, scale + blockIdx.x, zero_point + blockIdx.x);
+  ChooseQuantizationParameters(q, row_low, row_high, scale + blockIdx.x, zero_point + blockIdx.x);
 }
 
 struct MovingAverageArgs {
-  QuantizationAttrs q;
+  QuantizationScheme q;
   bool training;
   int64_t stop_update_after_iters;
   double momentum;
@@ -134,7 +107,7 @@ __global__ void MovingAverageParametersKernel(MovingAverageArgs a, int parts, co
       average(moving_min, batch_low);
     }
   }
-  ChooseParameters(a.q, double(*moving_min), double(*moving_max), scale, zero_point);
+  ChooseQuantizationParameters(a.q, double(*moving_min), double(*moving_max), scale, zero_point);
 }
 
 // Per-block (min, max) partials of `rows` rows of `inner` elements in the device workspace;
@@ -143,8 +116,8 @@ template <typename T>
 int LaunchPartialMinMax(CudaDeviceContext& device, int64_t rows, int64_t inner, const T* x,
                         double** low, double** high) {
   const int parts = std::max(1, std::min<int>(kMaxPartsPerRow, BlockCount(inner)));
-  double* workspace =
-      static_cast<double*>(device.Workspace(2 * rows * parts * static_cast<int64_t>(sizeof(double))));
+  const int64_t bytes = 2 * rows * parts * static_cast<int64_t>(sizeof(double));
+  double* workspace = static_cast<double*>(device.Workspace(bytes));
   *low = workspace;
   *high = workspace + rows * parts;
   PartialMinMaxKernel<T><<<dim3(static_cast<unsigned>(rows), parts), kBlockSize, 0,
@@ -156,7 +129,8 @@ int LaunchPartialMinMax(CudaDeviceContext& device, int64_t rows, int64_t inner, 
 template <typename T>
 class MinMaxObserverGpuKernel final : public Kernel {
  public:
-  explicit MinMaxObserverGpuKernel(const KernelInitContext& ctx) : q_(ctx) {}
+  explicit MinMaxObserverGpuKernel(const KernelInitContext& ctx)
+      : q_(QuantizationScheme::Of(ctx)) {}
 
   void Forward(KernelContext& ctx) override {
     const Blob& in = ctx.Input("in");
@@ -173,14 +147,14 @@ class MinMaxObserverGpuKernel final : public Kernel {
   }
 
  private:
-  QuantizationAttrs q_;
+  QuantizationScheme q_;
 };
 
 template <typename T>
 class MovingAverageMinMaxObserverGpuKernel final : public Kernel {
  public:
   explicit MovingAverageMinMaxObserverGpuKernel(const KernelInitContext& ctx)
-      : args_{QuantizationAttrs(ctx), ctx.Attr<bool>("training"),
+      : args_{QuantizationScheme::Of(ctx), ctx.Attr<bool>("training"),
               ctx.Attr<int64_t>("stop_update_after_iters"), ctx.Attr<double>("momentum")} {}
 
   void Forward(KernelContext& ctx) override {
@@ -200,31 +174,21 @@ class MovingAverageMinMaxObserverGpuKernel final : public Kernel {
 };
 
 template <typename T>
-__global__ void FakeQuantizationKernel(int64_t n, int64_t inner, QuantizationAttrs q,
+__global__ void FakeQuantizationKernel(int64_t n, int64_t inner, QuantizationScheme q,
                                        const T* x, const T* scales, const T* zero_points, T* y) {
-  const bool affine = q.affine && !q.cambricon;
-  // [-(2^(bit-1) - 1), 2^(bit-1) - 1] signed, [0, 2^bit - 1] affine (OneFlow 0.3's kernels).
-  const T upper = static_cast<T>(affine ? ldexp(1.0, q.bit) - 1 : ldexp(1.0, q.bit - 1) - 1);
-  const T lower = affine ? T(0) : -upper;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(blockDim.x) * gridDim.x) {
     const int64_t c = i / inner;
-    const T scale = q.cambricon ? static_cast<T>(ldexp(1.0, static_cast<int>(scales[c])))
-                                : scales[c];
-    if (scale == T(0)) {
-      y[i] = x[i];
-      continue;
-    }
-    const T zero_point = affine ? zero_points[c] : T(0);
-    const T level = fmin(fmax(rint(x[i] / scale + zero_point), lower), upper);
-    y[i] = (level - zero_point) * scale;
+    const FakeQuantizer<T> quantize(q, scales[c], zero_points[c]);
+    y[i] = quantize.PassesThrough() ? x[i] : quantize(x[i]);
   }
 }
 
 template <typename T>
 class FakeQuantizationGpuKernel final : public Kernel {
  public:
-  explicit FakeQuantizationGpuKernel(const KernelInitContext& ctx) : q_(ctx) {}
+  explicit FakeQuantizationGpuKernel(const KernelInitContext& ctx)
+      : q_(QuantizationScheme::Of(ctx)) {}
 
   void Forward(KernelContext& ctx) override {
     const Blob& in = ctx.Input("in");
@@ -238,7 +202,7 @@ class FakeQuantizationGpuKernel final : public Kernel {
   }
 
  private:
-  QuantizationAttrs q_;
+  QuantizationScheme q_;
 };
 
 }  // namespace

@@ -12,8 +12,6 @@ def _unary(op_type, x, name, prefix, output="y", input_name="x"):
     return op_builder.add_single_output_op(op_type, name, prefix, {input_name: x}, output=output)
 
 
-
-
 def _scalar_op(op_type, x, operand, name=None):
     if x.dtype.numpy_dtype.kind in "iu":
         limits = np.iinfo(x.dtype.numpy_dtype)

@@ -21,7 +21,6 @@ from oneflow.framework import op_builder
 from oneflow.ops import math_ops
 
 
-
 def _reduce_axes(x, axis, op_name):
     """axis -> sorted unique non-negative axes ([] means: reduce nothing). Raises ValueError /
     TypeError naming the op, the axis and the blob's shape."""

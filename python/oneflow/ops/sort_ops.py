@@ -45,11 +45,14 @@ def top_k(input, k=1, sorted=True, name=None, axis=-1):  # noqa: A002
     positional argument is an int rather than a bool, top_k(x, axis, k[, sorted[, name]]), is
     read as the later one (a bool there is `sorted` of the first)."""
     if isinstance(sorted, numbers.Integral) and not isinstance(sorted, bool):
+        # top_k(input, axis, k, sorted, name) landed in the slots (k, sorted, name, axis).
         if not (axis is None or isinstance(axis, str) or axis == -1):
             raise TypeError("top_k: got top_k(input, axis=%r, k=%r, ...) positionally and "
                             "axis=%r again" % (k, sorted, axis))
-        axis, k, sorted, name = k, sorted, (True if name is None else name), \
-            (axis if isinstance(axis, str) else None)
+        later_name = axis if isinstance(axis, str) else None
+        axis, k = k, sorted
+        sorted = True if name is None else name  # noqa: A001 - OneFlow's argument name
+        name = later_name
     axis = _axis(input, axis, "top_k")
     if not isinstance(k, numbers.Integral) or isinstance(k, bool):
         raise TypeError("top_k: k must be an int, got %r" % (k,))
