@@ -59,6 +59,31 @@ OF_QUANTIZATION_FUNC void ChooseQuantizationParameters(const QuantizationScheme&
   }
 }
 
+// The high end of an observed range [low, high]: max |x| for the symmetric schemes.
+OF_QUANTIZATION_FUNC double ObservedHigh(const QuantizationScheme& q, double low, double high) {
+  if (!q.Symmetric()) { return high; }
+  const double a = fabs(low), b = fabs(high);
+  return a < b ? b : a;
+}
+
+// One moving value updated with a batch's value: moving * momentum + value * (1 - momentum),
+// except that a moving value still 0 is unset and the batch sets it.
+template <typename T>
+OF_QUANTIZATION_FUNC T MovingAverage(T moving, double value, double momentum) {
+  return moving == T(0) ? static_cast<T>(value)
+                        : static_cast<T>(moving * momentum + value * (1 - momentum));
+}
+
+// The moving-average observer's update with a batch whose values span [low, high]; symmetric
+// schemes average max |x| and keep moving_min equal to moving_max.
+template <typename T>
+OF_QUANTIZATION_FUNC void UpdateMovingRange(const QuantizationScheme& q, double momentum,
+                                            double low, double high, T* moving_max,
+                                            T* moving_min) {
+  *moving_max = MovingAverage(*moving_max, ObservedHigh(q, low, high), momentum);
+  *moving_min = q.Symmetric() ? *moving_max : MovingAverage(*moving_min, low, momentum);
+}
+
 // x rounded to its channel's quantization level and back, from the stored scale and zero point.
 template <typename T>
 struct FakeQuantizer {

@@ -37,8 +37,8 @@ class MinMaxObserverKernel final : public Kernel {
     for (int64_t c = 0; c < channels; ++c) {
       double low = 0, high = 0;
       MinMax(x + c * inner, inner, &low, &high);
-      if (q_.Symmetric()) { high = std::max(std::fabs(low), std::fabs(high)); }
-      ChooseQuantizationParameters(q_, low, high, scale + c, zero_point + c);
+      ChooseQuantizationParameters(q_, low, ObservedHigh(q_, low, high), scale + c,
+                                   zero_point + c);
     }
   }
 
@@ -59,26 +59,15 @@ class MovingAverageMinMaxObserverKernel final : public Kernel {
     T* moving_max = ctx.MutableInput("moving_max").mut_data<T>();
     T* moving_min = ctx.MutableInput("moving_min").mut_data<T>();
     const int64_t step = ctx.Input("current_train_step").data<int64_t>()[0];
-    const bool symmetric = q_.Symmetric();
     if (training_ && step <= stop_update_after_iters_) {
       const Blob& in = ctx.Input("in");
       double low = 0, high = 0;
       MinMax(in.data<T>(), in.elem_count(), &low, &high);
-      if (symmetric) { high = std::max(std::fabs(low), std::fabs(high)); }
-      // A moving value still 0 is unset: the first batch sets it.
-      auto average = [&](T* moving, double value) {
-        *moving = *moving == T(0) ? static_cast<T>(value)
-                                  : static_cast<T>(*moving * momentum_ + value * (1 - momentum_));
-      };
-      average(moving_max, high);
-      if (symmetric) {
-        *moving_min = *moving_max;
-      } else {
-        average(moving_min, low);
-      }
+      UpdateMovingRange(q_, momentum_, low, high, moving_max, moving_min);
     }
     ChooseQuantizationParameters(q_, double(*moving_min), double(*moving_max),
-                     ctx.Output("scale").mut_data<T>(), ctx.Output("zero_point").mut_data<T>());
+                                 ctx.Output("scale").mut_data<T>(),
+                                 ctx.Output("zero_point").mut_data<T>());
   }
 
  private:

@@ -72,8 +72,8 @@ __global__ void ObserverParametersKernel(QuantizationScheme q, int parts, const 
   double row_low = 0, row_high = 0;
   MergeParts(parts, low, high, &row_low, &row_high);
   if (threadIdx.x != 0) { return; }
-  if (q.Symmetric()) { row_high = fmax(fabs(row_low), fabs(row_high)); }
-  ChooseQuantizationParameters(q, row_low, row_high, scale + blockIdx.x, zero_point + blockIdx.x);
+  ChooseQuantizationParameters(q, row_low, ObservedHigh(q, row_low, row_high), scale + blockIdx.x,
+                               zero_point + blockIdx.x);
 }
 
 struct MovingAverageArgs {
@@ -91,21 +91,8 @@ __global__ void MovingAverageParametersKernel(MovingAverageArgs a, int parts, co
   double batch_low = 0, batch_high = 0;
   MergeParts(parts, low, high, &batch_low, &batch_high);
   if (threadIdx.x != 0) { return; }
-  const bool symmetric = a.q.Symmetric();
   if (a.training && step[0] <= a.stop_update_after_iters) {
-    if (symmetric) { batch_high = fmax(fabs(batch_low), fabs(batch_high)); }
-    // A moving value still 0 is unset: the first batch sets it.
-    auto average = [&](T* moving, double value) {
-      *moving = *moving == T(0)
-                    ? static_cast<T>(value)
-                    : static_cast<T>(*moving * a.momentum + value * (1 - a.momentum));
-    };
-    average(moving_max, batch_high);
-    if (symmetric) {
-      *moving_min = *moving_max;
-    } else {
-      average(moving_min, batch_low);
-    }
+    UpdateMovingRange(a.q, a.momentum, batch_low, batch_high, moving_max, moving_min);
   }
   ChooseQuantizationParameters(a.q, double(*moving_min), double(*moving_max), scale, zero_point);
 }
