@@ -22,5 +22,8 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DONEFLOW_BU
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread >/dev/null
 cmake --build build-tsan --target oneflow_cpp_tests
 # OpenBLAS's OpenMP runtime is not instrumented; its internal synchronisation is not ours.
-export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(pwd)/scripts/tsan.supp"
+# allocator_may_return_null: an impossible allocation returns null, as glibc's does (tests check
+# that it becomes an "out of memory" error) instead of aborting the sanitized process.
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1 \
+suppressions=$(pwd)/scripts/tsan.supp"
 ./build-tsan/tests/cpp/oneflow_cpp_tests --gtest_filter="$filter"

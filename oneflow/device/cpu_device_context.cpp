@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "oneflow/common/error.h"
+
 namespace oneflow {
 
 CpuDeviceContext::CpuDeviceContext(int64_t compute_threads)
@@ -31,6 +33,21 @@ const std::string& CpuDeviceContext::device_tag() const {
 void CpuDeviceContext::BindCurrentThread() {
   openblas_set_num_threads(static_cast<int>(compute_threads_));
   omp_set_num_threads(static_cast<int>(compute_threads_));  // oneDNN's OpenMP teams
+}
+
+void* CpuDeviceContext::Scratch(int64_t bytes) {
+  if (bytes > scratch_bytes_) {
+    const int64_t rounded = (bytes + 63) / 64 * 64;
+    scratch_.reset();  // the old buffer goes first: the peak is the new size, not both
+    scratch_.reset(std::aligned_alloc(64, static_cast<size_t>(rounded)));
+    if (scratch_ == nullptr) {
+      scratch_bytes_ = 0;
+      throw Error(ErrorKind::kRuntime)
+          << "out of memory: cannot allocate " << rounded << " bytes of kernel scratch memory";
+    }
+    scratch_bytes_ = rounded;
+  }
+  return scratch_.get();
 }
 
 void CpuDeviceContext::ParallelFor(int64_t count, int64_t grain,

@@ -10,7 +10,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -36,6 +38,14 @@ class CpuDeviceContext : public DeviceContext {
   virtual void ParallelFor(int64_t count, int64_t grain,
                            const std::function<void(int64_t, int64_t)>& fn);
 
+  // A 64-byte aligned buffer of at least `bytes` for one kernel's temporaries during one act
+  // (e.g. oneDNN's scratchpads and reordered arguments). The kernels of a runtime thread run one
+  // at a time, so they all share this one buffer instead of each holding its own: its size is
+  // the largest single need, not their sum. It only grows (dropping what it held); its contents
+  // are whatever an earlier kernel left. Throws Error(kRuntime) "out of memory: ..." when it
+  // cannot grow.
+  void* Scratch(int64_t bytes);
+
  private:
   void WorkerLoop(int64_t worker_index);
 
@@ -53,6 +63,8 @@ class CpuDeviceContext : public DeviceContext {
   int64_t pending_workers_ = 0;
   std::exception_ptr worker_error_;
   bool stopping_ = false;
+  std::unique_ptr<void, decltype(&std::free)> scratch_{nullptr, std::free};
+  int64_t scratch_bytes_ = 0;
 };
 
 }  // namespace oneflow

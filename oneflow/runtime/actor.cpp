@@ -6,6 +6,7 @@
 #include "oneflow/framework/host_tensor.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/runtime/register_manager.h"
+#include "oneflow/runtime/register_memory_pool.h"
 #include "oneflow/runtime/thread.h"
 
 namespace oneflow {
@@ -46,6 +47,11 @@ Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& 
     slot.desc = &desc;
     slot.regsts = context.registers->Registers(desc.regst_desc_id());
     slot.free.assign(slot.regsts.begin(), slot.regsts.end());
+    slot.pool = context.registers->Pool(desc.regst_desc_id());
+    if (slot.pool != nullptr) {
+      slot.what = "a register of task " + std::to_string(task.task_id()) + " (" +
+                  TaskName(task) + ")";
+    }
     RegstStats& stats = stats_[desc.regst_desc_id()];
     stats.register_num = desc.register_num();
   }
@@ -64,7 +70,7 @@ bool Actor::ProcessMessage(const ActorMessage& message) {
         OF_CHECK(regst->reading_count > 0) << "register returned more often than lent";
         if (--regst->reading_count == 0) {
           for (ProducedSlot& slot : produced_) {
-            if (slot.desc->regst_desc_id() == regst->regst_desc_id()) { slot.free.push_back(regst); }
+            if (slot.desc->regst_desc_id() == regst->regst_desc_id()) { Reclaim(slot, regst); }
           }
         }
       } else {
@@ -128,6 +134,9 @@ void Actor::ActOnce() {
   for (ProducedSlot& slot : produced_) {
     Regst* regst = slot.free.front();
     slot.free.pop_front();
+    if (slot.pool != nullptr) {
+      regst->Bind(slot.pool->Acquire(slot.desc->byte_size(), slot.what));
+    }
     regst->SetPiece(piece_id, instance);
     outputs.push_back(regst);
   }
@@ -159,7 +168,7 @@ void Actor::ActOnce() {
     int64_t in_flight = stats.register_num - static_cast<int64_t>(produced_[i].free.size());
     if (in_flight > stats.max_in_flight) { stats.max_in_flight = in_flight; }
     if (consumers.empty()) {
-      produced_[i].free.push_back(regst);
+      Reclaim(produced_[i], regst);
       continue;
     }
     for (int64_t consumer : consumers) {
@@ -181,6 +190,14 @@ void Actor::ActOnce() {
     messages.push_back(std::move(message));
   }
   SendAfterStream(std::move(messages));
+}
+
+void Actor::Reclaim(ProducedSlot& slot, Regst* regst) {
+  if (slot.pool != nullptr) {
+    slot.pool->Release(regst->memory(), slot.desc->byte_size());
+    regst->Bind(nullptr);
+  }
+  slot.free.push_back(regst);
 }
 
 Stream& Actor::stream() { return device_.stream(); }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "oneflow/framework/kernel.h"
@@ -29,6 +30,7 @@ class DeviceContext;
 class PointToPoint;
 class MessageBus;
 class RegisterManager;
+class RegisterMemoryPool;
 class Stream;
 
 // What every actor of one runtime shares. Owned by the Runtime.
@@ -103,6 +105,10 @@ class Actor {
     const RegstDescProto* desc;
     std::vector<Regst*> regsts;  // owned by the RegisterManager
     std::deque<Regst*> free;
+    // Where a register gets its memory while it holds a piece (RegisterManager::Pool), or null
+    // when its memory is fixed; `what` names it in an out-of-memory error.
+    RegisterMemoryPool* pool = nullptr;
+    std::string what;
   };
   struct ConsumedSlot {
     std::deque<Regst*> ready;
@@ -111,6 +117,8 @@ class Actor {
 
   bool ReadyToAct() const;
   void ActOnce();
+  // A register of `slot` is free again: its pooled memory goes back.
+  void Reclaim(ProducedSlot& slot, Regst* regst);
   bool InputsExhausted() const;
   bool AllRegstsHome() const;
 

@@ -4,12 +4,21 @@ namespace oneflow {
 
 Regst::Regst(const RegstDescProto& desc, void* memory)
     : regst_desc_id_(desc.regst_desc_id()), producer_actor_id_(desc.producer_task_id()) {
-  char* cursor = static_cast<char*>(memory);
+  int64_t offset = 0;
   for (const LogicalBlobDescPair& pair : desc.blob()) {
     BlobDesc blob_desc = BlobDesc::FromProto(pair.blob_desc());
     lbns_.push_back(pair.lbn());
-    blobs_.emplace_back(cursor, blob_desc);
-    cursor += (blob_desc.byte_size() + 63) / 64 * 64;
+    offsets_.push_back(offset);
+    blobs_.emplace_back(nullptr, blob_desc);
+    offset += (blob_desc.byte_size() + 63) / 64 * 64;
+  }
+  Bind(memory);
+}
+
+void Regst::Bind(void* memory) {
+  memory_ = memory;
+  for (size_t i = 0; i < blobs_.size(); ++i) {
+    blobs_[i].set_data(memory == nullptr ? nullptr : static_cast<char*>(memory) + offsets_[i]);
   }
 }
 

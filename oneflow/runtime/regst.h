@@ -16,7 +16,8 @@ class JobInstance;
 
 class Regst {
  public:
-  // `memory` is the register's buffer (or a variable's memory); blobs are carved from it.
+  // `memory` is the register's buffer (or a variable's memory); blobs are carved from it. A
+  // register whose memory comes from a RegisterMemoryPool starts with none (nullptr).
   Regst(const RegstDescProto& desc, void* memory);
 
   int64_t regst_desc_id() const { return regst_desc_id_; }
@@ -30,6 +31,9 @@ class Regst {
   // Index of `lbn` among blobs(), or -1.
   int64_t BlobIndex(const std::string& lbn) const;
   Blob& blob(int64_t index) { return blobs_[index]; }
+  // The buffer the blobs are carved from; Bind points them into another one (or none).
+  void* memory() const { return memory_; }
+  void Bind(void* memory);
 
   int64_t reading_count = 0;  // consumers that have not returned it yet
 
@@ -39,7 +43,9 @@ class Regst {
   int64_t piece_id_ = -1;
   std::shared_ptr<JobInstance> job_instance_;
   std::vector<std::string> lbns_;
+  std::vector<int64_t> offsets_;  // of each blob in the buffer
   std::vector<Blob> blobs_;
+  void* memory_ = nullptr;
 };
 
 }  // namespace oneflow

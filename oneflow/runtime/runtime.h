@@ -63,6 +63,9 @@ class Runtime {
   void Stop();
   // Register instrumentation of every actor, by register desc id (valid after Stop()).
   std::map<int64_t, RegstStats> CollectRegstStats() const;
+  // The registers and their memory: fixed bytes, the pools' reserved and peak bytes (the pools'
+  // figures are valid after Stop()).
+  const RegisterManager& registers() const { return registers_; }
   // Every act of every actor, when options.collect_act_events (valid after Stop()).
   std::vector<ActEvent> ActEvents() const;
   // Stops the runtime with `error` (see above), from any thread: an actor's broken invariant,

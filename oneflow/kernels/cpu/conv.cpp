@@ -253,18 +253,19 @@ class OneDnnConvKernel final : public Kernel {
         ThrowOneDnnError(ConvPassName(kPass), error);
       }
     }
+    CpuDeviceContext& device = ctx.cpu_device();
     if (kPass == ConvPass::kForward) {
-      primitive_.Run({{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
-                      {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
-                      {DNNL_ARG_DST, output}});
+      primitive_.Run(device, {{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
+                              {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
+                              {DNNL_ARG_DST, output}});
     } else if (kPass == ConvPass::kBackwardData) {
-      primitive_.Run({{DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
-                      {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
-                      {DNNL_ARG_DIFF_SRC, output}});
+      primitive_.Run(device, {{DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
+                              {DNNL_ARG_WEIGHTS, ctx.Input(arguments_.weight).data<float>()},
+                              {DNNL_ARG_DIFF_SRC, output}});
     } else {
-      primitive_.Run({{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
-                      {DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
-                      {DNNL_ARG_DIFF_WEIGHTS, output}});
+      primitive_.Run(device, {{DNNL_ARG_SRC, ctx.Input(arguments_.activation).data<float>()},
+                              {DNNL_ARG_DIFF_DST, ctx.Input(arguments_.output).data<float>()},
+                              {DNNL_ARG_DIFF_WEIGHTS, output}});
     }
   }
 

@@ -252,8 +252,8 @@ class LambUpdateKernel final : public ModelUpdateKernel<T> {
     const T correction2 = static_cast<T>(1.0 - std::pow(hyper_.beta2, t));
     const T beta1 = static_cast<T>(hyper_.beta1), beta2 = static_cast<T>(hyper_.beta2);
     const T epsilon = hyper_.epsilon;
-    direction_.resize(a.n);
-    T* u = direction_.data();
+    // The update direction, in the device's scratch buffer (free again after this act).
+    T* u = static_cast<T*>(ctx.cpu_device().Scratch(a.n * static_cast<int64_t>(sizeof(T))));
     this->ForEach(ctx, a.n,
                   [a, m, v, u, beta1, beta2, epsilon, correction1, correction2](int64_t i)
                       ONEFLOW_PER_ISA_BODY {
@@ -272,7 +272,6 @@ class LambUpdateKernel final : public ModelUpdateKernel<T> {
     });
   }
   AdamHyperParameters<T> hyper_;
-  std::vector<T> direction_;
 };
 
 template <typename T>
@@ -287,8 +286,7 @@ class LarsUpdateKernel final : public ModelUpdateKernel<T> {
  private:
   void Update(KernelContext& ctx, const UpdateArgs<T>& a) override {
     T* momentum = ctx.MutableInput("momentum").mut_data<T>();
-    gradient_.resize(a.n);
-    T* g = gradient_.data();
+    T* g = static_cast<T*>(ctx.cpu_device().Scratch(a.n * static_cast<int64_t>(sizeof(T))));
     this->ForEach(ctx, a.n, [a, g](int64_t i) ONEFLOW_PER_ISA_BODY { g[i] = a.Gradient(i); });
     const double count = static_cast<double>(std::max<int64_t>(a.n, 1));
     const double model_rms = std::sqrt(SumOfSquares(a.model, a.n) / count);
@@ -304,7 +302,6 @@ class LarsUpdateKernel final : public ModelUpdateKernel<T> {
   }
   T beta_;
   double epsilon_, coefficient_;
-  std::vector<T> gradient_;
 };
 
 }  // namespace

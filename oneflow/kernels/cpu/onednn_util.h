@@ -1,14 +1,14 @@
 #pragma once
 // oneDNN glue for CPU kernels: memory descriptors of the framework's plain layouts, and one
 // primitive bound to its scratchpad and argument memories, built once and re-pointed at each
-// iteration's blobs.
+// iteration's blobs, with its temporaries in the runtime thread's scratch buffer.
 //
 // Threads: oneDNN is built on OpenMP here and takes its thread count from the calling thread
 // (CpuDeviceContext::BindCurrentThread sets it per runtime thread). Some implementations fix
 // their work partition when the primitive is created, so kernels create primitives on their
 // first call, on the runtime thread, not in the constructor (which runs on the plan loader's).
-// Each primitive owns its scratchpad (scratchpad_mode::user): kernels on different runtime
-// threads never share one.
+// Scratchpads are user-provided (scratchpad_mode::user) from the calling runtime thread's
+// CpuDeviceContext::Scratch: kernels on different runtime threads never share one.
 
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "oneflow/common/error.h"
+#include "oneflow/device/cpu_device_context.h"
 
 namespace oneflow {
 
@@ -76,28 +77,6 @@ inline dnnl::memory::desc ConvWeightDesc(int64_t out_channels, int64_t in_channe
   return dnnl::memory::desc(dims, type, StridesInOrder(dims, order));
 }
 
-// A zero-initialised byte buffer aligned to 64 bytes: some of oneDNN's JIT kernels (Winograd)
-// use aligned vector loads and stores on their scratchpad and staged arguments.
-class OneDnnBuffer {
- public:
-  OneDnnBuffer() = default;
-  explicit OneDnnBuffer(size_t size)
-      : size_(size),
-        data_(size == 0 ? nullptr : std::aligned_alloc(64, (size + 63) / 64 * 64), std::free) {
-    if (size != 0 && data_ == nullptr) {
-      throw Error(ErrorKind::kRuntime)
-          << "out of memory: cannot allocate " << size << " bytes for a oneDNN buffer";
-    }
-    if (data_) { std::memset(data_.get(), 0, size); }
-  }
-  void* data() const { return data_.get(); }
-  bool empty() const { return size_ == 0; }
-
- private:
-  size_t size_ = 0;
-  std::unique_ptr<void, decltype(&std::free)> data_{nullptr, std::free};
-};
-
 // A primitive attribute set asking for a user-provided scratchpad.
 inline dnnl::primitive_attr UserScratchpadAttr() {
   dnnl::primitive_attr attr;
@@ -105,35 +84,42 @@ inline dnnl::primitive_attr UserScratchpadAttr() {
   return attr;
 }
 
-// One primitive with its scratchpad and one memory object per argument (DNNL_ARG_*), built once;
-// Run points the memories at this iteration's data and executes.
+// `bytes` rounded up to whole 64-byte lines: offsets of buffers carved from one scratch buffer,
+// so that each stays aligned (some of oneDNN's JIT kernels, Winograd's, use aligned vector loads
+// and stores on their scratchpad and staged arguments).
+inline int64_t OneDnnAligned(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// One primitive with a memory object per argument (DNNL_ARG_*), built once; Run points the
+// memories at this iteration's data and executes. Its scratchpad is lent by the runtime thread's
+// device for the duration of a Run (CpuDeviceContext::Scratch), so kernels hold no temporaries
+// between acts.
 class OneDnnPrimitive {
  public:
   OneDnnPrimitive() = default;
   // `scratchpad`: the primitive descriptor's scratchpad_desc().
   OneDnnPrimitive(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
                   const std::vector<std::pair<int, dnnl::memory::desc>>& arguments)
-      : primitive_(std::move(primitive)), stream_(OneDnnCpuEngine()) {
-    scratchpad_ = OneDnnBuffer(scratchpad.get_size());
+      : primitive_(std::move(primitive)),
+        stream_(OneDnnCpuEngine()),
+        scratchpad_bytes_(static_cast<int64_t>(scratchpad.get_size())) {
     arguments_[DNNL_ARG_SCRATCHPAD] =
-        dnnl::memory(scratchpad, OneDnnCpuEngine(), scratchpad_.data());
+        dnnl::memory(scratchpad, OneDnnCpuEngine(), DNNL_MEMORY_NONE);
     for (const auto& argument : arguments) {
       arguments_[argument.first] =
           dnnl::memory(argument.second, OneDnnCpuEngine(), DNNL_MEMORY_NONE);
     }
   }
-  // Not copyable: the argument memories point into this object's scratchpad buffer.
-  OneDnnPrimitive(const OneDnnPrimitive&) = delete;
-  OneDnnPrimitive& operator=(const OneDnnPrimitive&) = delete;
-  OneDnnPrimitive(OneDnnPrimitive&&) = default;
-  OneDnnPrimitive& operator=(OneDnnPrimitive&&) = default;
   bool built() const { return static_cast<bool>(primitive_); }
+  int64_t scratchpad_bytes() const { return scratchpad_bytes_; }
 
-  // `data`: (DNNL_ARG_*, pointer) for every argument given at construction.
-  void Run(std::initializer_list<std::pair<int, const void*>> data) {
-    Run(std::vector<std::pair<int, const void*>>(data));
+  // `data`: (DNNL_ARG_*, pointer) for every argument given at construction; the scratchpad from
+  // the device's scratch buffer.
+  void Run(CpuDeviceContext& device, std::initializer_list<std::pair<int, const void*>> data) {
+    Run(device.Scratch(scratchpad_bytes_), std::vector<std::pair<int, const void*>>(data));
   }
-  void Run(const std::vector<std::pair<int, const void*>>& data) {
+  // The same with the scratchpad at `scratchpad` (scratchpad_bytes() of it).
+  void Run(void* scratchpad, const std::vector<std::pair<int, const void*>>& data) {
+    if (scratchpad_bytes_ > 0) { arguments_.at(DNNL_ARG_SCRATCHPAD).set_data_handle(scratchpad); }
     for (const auto& entry : data) {
       arguments_.at(entry.first).set_data_handle(const_cast<void*>(entry.second));
     }
@@ -144,7 +130,7 @@ class OneDnnPrimitive {
  private:
   dnnl::primitive primitive_;
   dnnl::stream stream_;
-  OneDnnBuffer scratchpad_;
+  int64_t scratchpad_bytes_ = 0;
   std::unordered_map<int, dnnl::memory> arguments_;
 };
 
@@ -159,8 +145,10 @@ struct OneDnnArgument {
 };
 
 // A primitive that may run on layouts of its own choosing (oneDNN's blocked formats): inputs
-// whose chosen layout differs from the plain one are reordered into a buffer before it, outputs
-// reordered back after it. With equal layouts it is a plain OneDnnPrimitive.
+// whose chosen layout differs from the plain one are reordered into a staging buffer before it,
+// outputs reordered back after it. With equal layouts it is a plain OneDnnPrimitive. The staging
+// buffers and all scratchpads are carved from the device's scratch buffer for one Run (setting a
+// blocked memory's data handle zero-fills its padding, so leftover contents do no harm).
 class OneDnnReorderedPrimitive {
  public:
   OneDnnReorderedPrimitive() = default;
@@ -174,38 +162,53 @@ class OneDnnReorderedPrimitive {
       Staged staged;
       staged.id = argument.id;
       staged.is_input = argument.is_input;
-      staged.buffer = OneDnnBuffer(argument.chosen.get_size());
       const dnnl::memory::desc& from = argument.is_input ? argument.plain : argument.chosen;
       const dnnl::memory::desc& to = argument.is_input ? argument.chosen : argument.plain;
       dnnl::reorder::primitive_desc pd(OneDnnCpuEngine(), from, OneDnnCpuEngine(), to,
                                        UserScratchpadAttr());
       staged.reorder = OneDnnPrimitive(dnnl::reorder(pd), pd.scratchpad_desc(),
                                        {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+      // Layout of the scratch buffer: [primitive's scratchpad][each staged argument, then its
+      // reorder's scratchpad]...
+      staged.buffer_offset = workspace_bytes_;
+      workspace_bytes_ += OneDnnAligned(static_cast<int64_t>(argument.chosen.get_size()));
+      staged.reorder_scratchpad_offset = workspace_bytes_;
+      workspace_bytes_ += OneDnnAligned(staged.reorder.scratchpad_bytes());
       staged_.push_back(std::move(staged));
     }
     primitive_ = OneDnnPrimitive(std::move(primitive), scratchpad, chosen);
+    const int64_t primitive_scratchpad = OneDnnAligned(primitive_.scratchpad_bytes());
+    for (Staged& staged : staged_) {
+      staged.buffer_offset += primitive_scratchpad;
+      staged.reorder_scratchpad_offset += primitive_scratchpad;
+    }
+    workspace_bytes_ += primitive_scratchpad;
   }
   bool built() const { return primitive_.built(); }
   bool reorders() const { return !staged_.empty(); }
 
-  void Run(std::initializer_list<std::pair<int, const void*>> data) {
+  void Run(CpuDeviceContext& device, std::initializer_list<std::pair<int, const void*>> data) {
+    char* workspace = static_cast<char*>(device.Scratch(workspace_bytes_));
     std::vector<std::pair<int, const void*>> primitive_data(data);
     for (Staged& staged : staged_) {
+      void* buffer = workspace + staged.buffer_offset;
+      void* reorder_scratchpad = workspace + staged.reorder_scratchpad_offset;
       for (auto& entry : primitive_data) {
         if (entry.first != staged.id) { continue; }
         const void* user = entry.second;
-        entry.second = staged.buffer.data();
+        entry.second = buffer;
         if (staged.is_input) {
-          staged.reorder.Run({{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, staged.buffer.data()}});
+          staged.reorder.Run(reorder_scratchpad, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, buffer}});
         } else {
           staged.user_output = user;
         }
       }
     }
-    primitive_.Run(primitive_data);
+    primitive_.Run(workspace, primitive_data);
     for (Staged& staged : staged_) {
       if (!staged.is_input) {
-        staged.reorder.Run({{DNNL_ARG_FROM, staged.buffer.data()},
+        staged.reorder.Run(workspace + staged.reorder_scratchpad_offset,
+                           {{DNNL_ARG_FROM, workspace + staged.buffer_offset},
                             {DNNL_ARG_TO, staged.user_output}});
       }
     }
@@ -215,12 +218,14 @@ class OneDnnReorderedPrimitive {
   struct Staged {
     int id;
     bool is_input;
-    OneDnnBuffer buffer;  // the argument in the chosen layout
+    int64_t buffer_offset = 0;  // the argument in the chosen layout, in the scratch buffer
+    int64_t reorder_scratchpad_offset = 0;
     OneDnnPrimitive reorder;
     const void* user_output = nullptr;
   };
   OneDnnPrimitive primitive_;
   std::vector<Staged> staged_;
+  int64_t workspace_bytes_ = 0;  // of the scratch buffer one Run uses
 };
 
 // oneDNN reports unsupported cases by throwing dnnl::error; say which op and case.

@@ -171,7 +171,7 @@ class OneDnnPoolForwardKernel final : public Kernel {
       }
     }
     const float* x = ctx.Input("x").data<float>();
-    primitive_.Run({{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+    primitive_.Run(ctx.cpu_device(), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
     // oneDNN's max drops NaN; PyTorch (and the gradient kernel below) treat it as the maximum.
     if (max_ && ContainsNaN(ctx, x, x_count_)) {
       DirectPoolForward(WidenTo3D(geometry_), true, x, y);
@@ -211,7 +211,8 @@ class OneDnnAvgPoolGradKernel final : public Kernel {
                                     {{DNNL_ARG_DIFF_DST, d.dst}, {DNNL_ARG_DIFF_SRC, d.src}});
       } catch (const dnnl::error& error) { ThrowOneDnnError("pooling backward", error); }
     }
-    backward_.Run({{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
+    backward_.Run(ctx.cpu_device(),
+                  {{DNNL_ARG_DIFF_DST, ctx.Input("dy").data<float>()}, {DNNL_ARG_DIFF_SRC, dx}});
   }
 
  private:
