@@ -171,6 +171,38 @@ def test_max_of_nan_is_nan():
     assert np.isnan(out[0]) and out[1] == 3.0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_long_rows_with_nan_and_infinities_match_numpy(dtype):
+    # Rows of 1000 (31 whole vector blocks of lanes and a tail of 8): NaN in the first lane, the
+    # last lane of a block, mid-row and the tail; rows of infinities; one row of -inf only.
+    import oneflow.typing as tp
+
+    rng = np.random.RandomState(3)
+    x = rng.standard_normal((9, 1000)).astype(dtype)
+    for row, column in enumerate([0, 31, 500, 995]):
+        x[row, column] = np.nan
+    x[4, 10], x[4, 700] = np.inf, -np.inf
+    x[5, :] = -np.inf
+    x[6, 999] = np.inf
+    x[7, 3] = -np.inf
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(b: tp.Numpy.Placeholder(x.shape, dtype=flow.float32 if dtype == np.float32
+                                     else flow.float64)) -> tp.Numpy:
+        return flow.concat([flow.reshape(flow.math.reduce_max(b, axis=1), (9, 1)),
+                            flow.reshape(flow.math.reduce_min(b, axis=1), (9, 1)),
+                            flow.reshape(flow.cast(flow.math.argmax(b, axis=1), b.dtype), (9, 1)),
+                            flow.reshape(flow.cast(flow.math.argmin(b, axis=1), b.dtype), (9, 1))],
+                           axis=1)
+
+    out = job(x)
+    np.testing.assert_array_equal(out[:, 0], np.max(x, axis=1))
+    np.testing.assert_array_equal(out[:, 1], np.min(x, axis=1))
+    np.testing.assert_array_equal(out[:, 2], np.argmax(x, axis=1))
+    np.testing.assert_array_equal(out[:, 3], np.argmin(x, axis=1))
+
+
 def test_prod_gradient_with_zeros_is_exact():
     x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, -2.0, 4.0]])
     _, gradients = check_op(lambda b: flow.math.reduce_prod(b, axis=1),
