@@ -77,6 +77,29 @@ def test_top_k_matches_torch_values_and_oneflow_example():
              inputs=[example], multi_device=False)
 
 
+def _reference_top_k_rows(x, k):
+    """Per row: NaN first, then larger first, ties by lower index (Python's stable sort)."""
+    return np.array([sorted(range(len(row)), key=lambda i: (not np.isnan(row[i]), -row[i]))[:k]
+                     for row in x], dtype=np.int32)
+
+
+@pytest.mark.parametrize("k", [1, 5, 32, 33, 100])
+def test_top_k_both_paths_with_ties_nan_and_infinities(k):
+    # k <= 32 takes the one-pass selection, larger k partial_sort: both give the same order.
+    rng = np.random.RandomState(k)
+    x = rng.randint(-3, 4, size=(6, 300)).astype(np.float32)  # many ties
+    x[1, [7, 150, 299]] = np.nan
+    x[2, [0, 5]] = np.inf
+    x[3, :] = -np.inf
+    x[4, ::2] = np.nan
+    x[5] = rng.standard_normal(300)
+    check_op(lambda b: flow.math.top_k(b, k), lambda a: _reference_top_k_rows(a, k),
+             inputs=[x], multi_device=False)
+    ints = rng.randint(-2, 3, size=(4, 300)).astype(np.int32)
+    check_op(lambda b: flow.math.top_k(b, k), lambda a: _numpy_top_k(a, k),
+             inputs=[ints], multi_device=False)
+
+
 def _numpy_argsort(x, axis, direction):
     key = x if direction == "ASCENDING" else -x
     return np.argsort(key, axis=axis, kind="stable").astype(np.int32)
