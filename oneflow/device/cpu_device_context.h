@@ -9,8 +9,8 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
