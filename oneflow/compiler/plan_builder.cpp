@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/task_graph.h"
 #include "oneflow/framework/op_conf_util.h"
@@ -17,10 +18,6 @@ Shape PhysicalShapeOfRank(const CollectiveTaskProto& collective) {
   return PhysicalShape(Shape(collective.logical_blob_desc().shape()), collective.dst_sbp(),
                        collective.rank(), collective.rank_device_size());
 }
-
-constexpr int64_t kBlobAlignment = 64;
-
-int64_t AlignUp(int64_t bytes) { return (bytes + kBlobAlignment - 1) / kBlobAlignment * kBlobAlignment; }
 
 TaskType TaskTypeOf(TaskNodeType type) {
   switch (type) {
@@ -86,7 +83,7 @@ class PlanBuilder {
         LogicalBlobDescPair* blob = regst->add_blob();
         blob->set_lbn(lbn);
         *blob->mutable_blob_desc() = desc;
-        byte_size += AlignUp(BlobDesc::FromProto(desc).byte_size());
+        byte_size += AlignedSize(BlobDesc::FromProto(desc).byte_size());
       };
       if (node.type() == kRecvNode && node.channel().carries_data()) {
         // The same blobs as the register it stands for (a variable's too: here in memory of its

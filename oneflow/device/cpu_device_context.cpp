@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 
 namespace oneflow {
@@ -37,9 +38,9 @@ void CpuDeviceContext::BindCurrentThread() {
 
 void* CpuDeviceContext::Scratch(int64_t bytes) {
   if (bytes > scratch_bytes_) {
-    const int64_t rounded = (bytes + 63) / 64 * 64;
+    const int64_t rounded = AlignedSize(bytes);
     scratch_.reset();  // the old buffer goes first: the peak is the new size, not both
-    scratch_.reset(std::aligned_alloc(64, static_cast<size_t>(rounded)));
+    scratch_.reset(std::aligned_alloc(kMemoryAlignment, static_cast<size_t>(rounded)));
     if (scratch_ == nullptr) {
       scratch_bytes_ = 0;
       throw Error(ErrorKind::kRuntime)

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_info.h"
 
@@ -13,8 +14,6 @@
 namespace oneflow {
 
 namespace {
-
-constexpr int64_t kHostAlignment = 64;
 
 Error CannotAllocate(const MemoryCase& memory_case, int64_t bytes, const std::string& what) {
   Error error(ErrorKind::kRuntime);
@@ -33,8 +32,8 @@ Error OutOfMemory(const MemoryCase& memory_case, int64_t bytes, const std::strin
 std::shared_ptr<void> AllocateHost(const MemoryCase& memory_case, int64_t bytes,
                                    const std::string& what) {
   // std::aligned_alloc wants a multiple of the alignment.
-  const int64_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-  void* memory = std::aligned_alloc(kHostAlignment, static_cast<size_t>(rounded));
+  const int64_t rounded = AlignedSize(bytes);
+  void* memory = std::aligned_alloc(kMemoryAlignment, static_cast<size_t>(rounded));
   if (memory == nullptr) { throw OutOfMemory(memory_case, bytes, what); }
   return std::shared_ptr<void>(memory, std::free);
 }

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 
 namespace oneflow {
@@ -10,8 +11,8 @@ HostTensor HostTensor::Allocate(const BlobDesc& desc) {
   HostTensor tensor;
   tensor.desc = desc;
   size_t bytes = static_cast<size_t>(desc.byte_size());
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* memory = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  const size_t rounded = static_cast<size_t>(AlignedSize(static_cast<int64_t>(bytes)));
+  void* memory = std::aligned_alloc(kMemoryAlignment, rounded == 0 ? kMemoryAlignment : rounded);
   if (memory == nullptr) {
     throw Error(ErrorKind::kRuntime) << "out of memory: cannot allocate " << bytes
                                      << " bytes for a " << desc.ToString() << " tensor";

@@ -2,19 +2,14 @@
 
 #include <algorithm>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/memory.h"
 
 namespace oneflow {
 
-namespace {
-
-int64_t Rounded(int64_t bytes) { return (bytes + 63) / 64 * 64; }
-
-}  // namespace
-
 void* RegisterMemoryPool::Acquire(int64_t bytes, const std::string& what) {
-  const int64_t size = Rounded(bytes);
+  const int64_t size = AlignedSize(bytes);
   void* memory = nullptr;
   auto it = free_.find(size);
   if (it != free_.end() && !it->second.empty()) {
@@ -31,7 +26,7 @@ void* RegisterMemoryPool::Acquire(int64_t bytes, const std::string& what) {
 }
 
 void RegisterMemoryPool::Release(void* memory, int64_t bytes) {
-  const int64_t size = Rounded(bytes);
+  const int64_t size = AlignedSize(bytes);
   OF_CHECK(in_use_bytes_ >= size) << "register memory given back more often than lent";
   in_use_bytes_ -= size;
   free_[size].push_back(memory);

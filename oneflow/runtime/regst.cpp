@@ -1,5 +1,7 @@
 #include "oneflow/runtime/regst.h"
 
+#include "oneflow/common/alignment.h"
+
 namespace oneflow {
 
 Regst::Regst(const RegstDescProto& desc, void* memory)
@@ -10,7 +12,7 @@ Regst::Regst(const RegstDescProto& desc, void* memory)
     lbns_.push_back(pair.lbn());
     offsets_.push_back(offset);
     blobs_.emplace_back(nullptr, blob_desc);
-    offset += (blob_desc.byte_size() + 63) / 64 * 64;
+    offset += AlignedSize(blob_desc.byte_size());
   }
   Bind(memory);
 }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "oneflow/common/alignment.h"
 #include "oneflow/common/error.h"
 #include "oneflow/device/cpu_device_context.h"
 
@@ -83,11 +84,6 @@ inline dnnl::primitive_attr UserScratchpadAttr() {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
 }
-
-// `bytes` rounded up to whole 64-byte lines: offsets of buffers carved from one scratch buffer,
-// so that each stays aligned (some of oneDNN's JIT kernels, Winograd's, use aligned vector loads
-// and stores on their scratchpad and staged arguments).
-inline int64_t OneDnnAligned(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // One primitive with a memory object per argument (DNNL_ARG_*), built once; Run points the
 // memories at this iteration's data and executes. Its scratchpad is lent by the runtime thread's
@@ -169,15 +165,16 @@ class OneDnnReorderedPrimitive {
       staged.reorder = OneDnnPrimitive(dnnl::reorder(pd), pd.scratchpad_desc(),
                                        {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
       // Layout of the scratch buffer: [primitive's scratchpad][each staged argument, then its
-      // reorder's scratchpad]...
+      // reorder's scratchpad]..., each part aligned (some of oneDNN's JIT kernels, Winograd's,
+      // use aligned vector loads and stores on their scratchpad and staged arguments).
       staged.buffer_offset = workspace_bytes_;
-      workspace_bytes_ += OneDnnAligned(static_cast<int64_t>(argument.chosen.get_size()));
+      workspace_bytes_ += AlignedSize(static_cast<int64_t>(argument.chosen.get_size()));
       staged.reorder_scratchpad_offset = workspace_bytes_;
-      workspace_bytes_ += OneDnnAligned(staged.reorder.scratchpad_bytes());
+      workspace_bytes_ += AlignedSize(staged.reorder.scratchpad_bytes());
       staged_.push_back(std::move(staged));
     }
     primitive_ = OneDnnPrimitive(std::move(primitive), scratchpad, chosen);
-    const int64_t primitive_scratchpad = OneDnnAligned(primitive_.scratchpad_bytes());
+    const int64_t primitive_scratchpad = AlignedSize(primitive_.scratchpad_bytes());
     for (Staged& staged : staged_) {
       staged.buffer_offset += primitive_scratchpad;
       staged.reorder_scratchpad_offset += primitive_scratchpad;
