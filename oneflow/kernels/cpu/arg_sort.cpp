@@ -175,31 +175,28 @@ class TopKKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     int32_t* out = ctx.Output("out").mut_data<int32_t>();
     const int64_t k = k_, inner = view_.inner, size = view_.size;
-    if (k <= kSmallTopK) {
-      ForEachRow(
-          ctx, view_, ctx.Input("in").data<T>(),
-          [=](const T* values, int32_t*, int64_t offset) {
-            int32_t best[kSmallTopK];
-            SmallTopK(values, size, k, best);
-            const int64_t o = offset / (size * inner), i = offset % inner;
-            int32_t* target = out + o * k * inner + i;
-            for (int64_t j = 0; j < k; ++j) { target[j * inner] = best[j]; }
-          },
-          /*with_indices=*/false);
-      return;
-    }
-    ForEachRow(ctx, view_, ctx.Input("in").data<T>(),
-               [=](const T* values, int32_t* indices, int64_t offset) {
-                 std::partial_sort(indices, indices + k, indices + size,
-                                   [values](int32_t a, int32_t b) {
-                                     return Greater(values[a], values[b]) ||
-                                            (!Greater(values[b], values[a]) && a < b);
-                                   });
-                 // The output row starts where the input row does, with k in place of size.
-                 const int64_t o = offset / (size * inner), i = offset % inner;
-                 int32_t* target = out + o * k * inner + i;
-                 for (int64_t j = 0; j < k; ++j) { target[j * inner] = indices[j]; }
-               });
+    const bool small = k <= kSmallTopK;
+    ForEachRow(
+        ctx, view_, ctx.Input("in").data<T>(),
+        [=](const T* values, int32_t* indices, int64_t offset) {
+          int32_t small_best[kSmallTopK];
+          const int32_t* best = small_best;
+          if (small) {
+            SmallTopK(values, size, k, small_best);
+          } else {
+            std::partial_sort(indices, indices + k, indices + size,
+                              [values](int32_t a, int32_t b) {
+                                return Greater(values[a], values[b]) ||
+                                       (!Greater(values[b], values[a]) && a < b);
+                              });
+            best = indices;
+          }
+          // The output row starts where the input row does, with k in place of size.
+          const int64_t o = offset / (size * inner), i = offset % inner;
+          int32_t* target = out + o * k * inner + i;
+          for (int64_t j = 0; j < k; ++j) { target[j * inner] = best[j]; }
+        },
+        /*with_indices=*/!small);
   }
 
  private:
