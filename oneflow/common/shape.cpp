@@ -28,17 +28,20 @@ ShapeProto Shape::ToProto() const {
   return proto;
 }
 
-std::string BlobDesc::ToString() const { return shape.ToString() + " " + DataTypeName(data_type); }
+std::string BlobDesc::ToString() const {
+  return shape.ToString() + " " + DataTypeName(data_type) + (is_dynamic ? " dynamic" : "");
+}
 
 BlobDescProto BlobDesc::ToProto() const {
   BlobDescProto proto;
   *proto.mutable_shape() = shape.ToProto();
   proto.set_data_type(data_type);
+  proto.set_is_dynamic(is_dynamic);
   return proto;
 }
 
 BlobDesc BlobDesc::FromProto(const BlobDescProto& proto) {
-  return BlobDesc{Shape(proto.shape()), proto.data_type()};
+  return BlobDesc{Shape(proto.shape()), proto.data_type(), proto.is_dynamic()};
 }
 
 int64_t BlobDesc::byte_size() const { return shape.elem_count() * SizeOf(data_type); }

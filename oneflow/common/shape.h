@@ -39,8 +39,11 @@ class Shape {
 struct BlobDesc {
   Shape shape;
   DataType data_type = kInvalidDataType;
+  // `shape` is an upper bound and each iteration's blob carries its own shape, which depends on
+  // the data (argwhere and the ops downstream of it).
+  bool is_dynamic = false;
 
-  std::string ToString() const;  // "(64, 784) float32"
+  std::string ToString() const;  // "(64, 784) float32", "(6, 1) int32 dynamic"
   BlobDescProto ToProto() const;
   static BlobDesc FromProto(const BlobDescProto& proto);
   int64_t byte_size() const;

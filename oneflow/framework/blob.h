@@ -2,6 +2,7 @@
 // A Blob is a typed view of memory owned elsewhere (a register, a variable, a host tensor).
 
 #include <cstdint>
+#include <utility>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/common/shape.h"
@@ -21,6 +22,8 @@ class Blob {
   const void* raw() const { return data_; }
   void* mut_raw() { return data_; }
   void set_data(void* data) { data_ = data; }
+  // A dynamic blob's shape in this iteration (within the bound its memory was sized for).
+  void set_shape(Shape shape) { desc_.shape = std::move(shape); }
   template <typename T>
   const T* data() const {
     return static_cast<const T*>(data_);

@@ -89,6 +89,11 @@ class KernelContext {
   // position is then used to point the slot at each iteration's memory.
   int64_t AddBlob(const std::string& key, Blob blob, bool is_input);
   void SetBlobData(int64_t position, void* data) { slots_[position].blob.set_data(data); }
+  // The shape of a dynamic blob in this iteration (see BlobDesc::is_dynamic).
+  void SetBlobShape(int64_t position, const Shape& shape) {
+    slots_[position].blob.set_shape(shape);
+  }
+  const Blob& BlobAt(int64_t position) const { return slots_[position].blob; }
   void set_device(DeviceContext* device);
   void set_job_instance(JobInstance* instance) { job_instance_ = instance; }
   void set_watch_handler(const WatchHandler* handler) { watch_handler_ = handler; }

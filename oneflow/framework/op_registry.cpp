@@ -115,6 +115,10 @@ OpDefBuilder& OpDefBuilder::KernelDataTypeFrom(const std::string& argument) {
   def_.kernel_data_type_argument = argument;
   return *this;
 }
+OpDefBuilder& OpDefBuilder::InfersDynamic() {
+  def_.infers_dynamic = true;
+  return *this;
+}
 
 OpRegistrar::OpRegistrar(const OpDefBuilder& builder) {
   OpRegistry::Instance().Register(builder.def());
@@ -138,6 +142,13 @@ const BlobDesc& InferContext::Input(const std::string& argument, int64_t index) 
 
 BlobDesc& InferContext::Output(const std::string& argument, int64_t index) {
   return outputs_[ArgumentKey(argument, index)];
+}
+
+bool InferContext::AnyInputDynamic() const {
+  for (const auto& entry : inputs_) {
+    if (entry.second.is_dynamic) { return true; }
+  }
+  return false;
 }
 
 bool InferContext::HasOutput(const std::string& argument) const {

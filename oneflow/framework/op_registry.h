@@ -64,6 +64,9 @@ struct OpDef {
   std::set<std::string> no_grad_inputs;
   // Argument whose dtype selects the kernel; empty: the first output, else the first input.
   std::string kernel_data_type_argument;
+  // The infer function sets its outputs' is_dynamic itself. Otherwise an output is dynamic when
+  // an input is (its shape at run time follows theirs).
+  bool infers_dynamic = false;
 
   const AttrDef* FindAttr(const std::string& name) const;
   const ArgumentDef* FindInput(const std::string& name) const;
@@ -112,6 +115,7 @@ class OpDefBuilder {
   OpDefBuilder& MutableInput(const std::string& name);
   OpDefBuilder& NoGradInput(const std::string& name);
   OpDefBuilder& KernelDataTypeFrom(const std::string& argument);
+  OpDefBuilder& InfersDynamic();
   const OpDef& def() const { return def_; }
 
  private:
@@ -149,6 +153,8 @@ class InferContext {
   }
   const ParallelContext& parallel_context() const { return parallel_context_; }
   const std::map<std::string, BlobDesc>& outputs() const { return outputs_; }
+  // Whether an input's shape depends on the data (for ops that set InfersDynamic).
+  bool AnyInputDynamic() const;
 
  private:
   const AttrValue& AttrValueOf(const std::string& name) const;

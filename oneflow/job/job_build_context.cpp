@@ -285,6 +285,61 @@ SbpSelection JobBuildContext::MakeSbpSelection(const OpDef& def, const OperatorC
   return selection;
 }
 
+void JobBuildContext::InferDynamic(const OpDef& def, const OperatorConf& conf,
+                                   const std::map<std::string, BlobDesc>& inputs,
+                                   std::map<std::string, BlobDesc>* descs) const {
+  bool any_input_dynamic = false;
+  for (const auto& entry : inputs) { any_input_dynamic |= entry.second.is_dynamic; }
+  // Data-dependent shapes live on one device: on more, each device's part would have its own
+  // rows, and the blob keeps its upper bound (argwhere's valid rows are then only returned).
+  const bool one_device = ParallelNum(conf.placement()) == 1;
+  for (const auto& entry : conf.output()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      BlobDesc& desc = descs->at(ArgumentKey(entry.first, i));
+      if (!def.infers_dynamic) { desc.is_dynamic = any_input_dynamic; }
+      desc.is_dynamic = desc.is_dynamic && one_device;
+    }
+  }
+}
+
+std::string JobBuildContext::ResolvedDeviceTag(const OperatorConf& op) const {
+  const OpDef& def = OpRegistry::Instance().Get(op.op_type());
+  std::map<std::string, BlobDesc> descs;
+  for (const auto* arguments : {&op.input(), &op.output()}) {
+    for (const auto& entry : *arguments) {
+      for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+        descs[ArgumentKey(entry.first, i)] = LogicalBlobDesc(entry.second.value(i));
+      }
+    }
+  }
+  return ResolveDeviceTag(op, KernelDataType(def, op, descs), resource_);
+}
+
+void JobBuildContext::CheckDynamicInputsStay(const OperatorConf& conf,
+                                             const std::map<std::string, BlobDesc>& inputs,
+                                             const std::string& device_tag) const {
+  for (const auto& entry : conf.input()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      if (!inputs.at(ArgumentKey(entry.first, i)).is_dynamic) { continue; }
+      const std::string& lbn = entry.second.value(i);
+      std::string producer_name, producer_key;
+      ParseLbn(lbn, &producer_name, &producer_key);
+      const OperatorConf& producer = Op(producer_name);
+      if (!SamePlacement(producer.placement(), conf.placement()) ||
+          ResolvedDeviceTag(producer) != device_tag) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << conf.name() << "' (" << conf.op_type() << ") on "
+            << PlacementToString(conf.placement()) << " (" << device_tag << " kernel) reads '"
+            << lbn << "', whose shape depends on the data (" << LogicalBlobDesc(lbn).ToString()
+            << ") and which is made on " << PlacementToString(producer.placement()) << " ("
+            << ResolvedDeviceTag(producer) << " kernel); such a blob stays on the device that "
+            << "made it: place the op there, or make it static first "
+            << "(flow.cast_to_static_shape)";
+      }
+    }
+  }
+}
+
 const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   if (conf.name().empty()) {
     throw Error(ErrorKind::kValue) << "an op of type '" << conf.op_type() << "' has no name";
@@ -334,16 +389,18 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
 
   std::map<std::string, BlobDesc> descs = inputs;
   for (const auto& entry : infer_context.outputs()) { descs[entry.first] = entry.second; }
+  InferDynamic(def, conf, inputs, &descs);
   *conf.mutable_sbp_signature() = ChooseSbpSignature(def, conf, inputs, descs, parallel_num);
 
   DataType kernel_data_type = KernelDataType(def, conf, descs);
   KernelRegistry::Instance().Get(conf.name(), conf.op_type(),
                                  ResolveDeviceTag(conf, kernel_data_type, resource_),
                                  kernel_data_type);
+  CheckDynamicInputsStay(conf, inputs, ResolveDeviceTag(conf, kernel_data_type, resource_));
 
   for (const auto& entry : conf.output()) {
     for (int64_t i = 0; i < entry.second.value_size(); ++i) {
-      const BlobDesc& desc = infer_context.outputs().at(ArgumentKey(entry.first, i));
+      const BlobDesc& desc = descs.at(ArgumentKey(entry.first, i));
       blob_descs_[entry.second.value(i)] = desc;
       (*job_.mutable_logical_blob_desc())[entry.second.value(i)] = desc.ToProto();
     }

@@ -21,7 +21,7 @@ void InferBroadcastLike(InferContext& ctx) {
   std::vector<int64_t> axes =
       BroadcastAxes(Int64ListAttr(ctx.conf(), "broadcast_axes"), like.shape.num_axes());
   BroadcastLikeInputShape("broadcast_like", x.shape, like.shape, axes);
-  ctx.Output("y") = BlobDesc{like.shape, x.data_type};
+  ctx.Output("y") = BlobDesc{like.shape, x.data_type, like.is_dynamic};
 }
 
 // Splitting y on an axis that x has at full size splits x there too; on an axis x is broadcast
@@ -98,6 +98,7 @@ REGISTER_OP("broadcast_like")
     .Attr<std::vector<int64_t>>("broadcast_axes", {})
     .NoGradInput("like")
     .SetInferFn(InferBroadcastLike)
+    .InfersDynamic()
     .SetSbpFn(GetBroadcastLikeSbp)
     .SetGradFn(GenerateBroadcastLikeGrad);
 

@@ -217,6 +217,7 @@ REGISTER_OP("unsorted_segment_sum")
                           ctx.Attr<int64_t>("batch_dims"), ctx.Attr<int64_t>("num_segments")),
           data.data_type};
     })
+    .InfersDynamic()  // num_segments rows, whatever the data's
     .SetSbpFn([](SbpContext& ctx) { GetSegmentSumSbp(ctx, false); })
     .SetGradFn(GenerateSegmentSumGrad);
 
@@ -246,8 +247,9 @@ REGISTER_OP("unsorted_segment_sum_like")
       }
       CheckSameDataType("unsorted_segment_sum_like", "data", data.data_type, "like",
                         like.data_type);
-      ctx.Output("out") = BlobDesc{out, data.data_type};
+      ctx.Output("out") = BlobDesc{out, data.data_type, like.is_dynamic};
     })
+    .InfersDynamic()
     .SetSbpFn([](SbpContext& ctx) { GetSegmentSumSbp(ctx, true); })
     .SetGradFn(GenerateSegmentSumGrad);
 

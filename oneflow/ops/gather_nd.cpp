@@ -215,6 +215,7 @@ REGISTER_OP("scatter_nd")
       }
       InferScatterNd(ctx, "scatter_nd", shape);
     })
+    .InfersDynamic()
     .SetSbpFn([](SbpContext& ctx) { GetScatterNdSbp(ctx, false); })
     .SetGradFn(GenerateScatterNdGrad);
 
@@ -228,7 +229,9 @@ REGISTER_OP("scatter_nd_like")
     .KernelDataTypeFrom("updates")
     .SetInferFn([](InferContext& ctx) {
       InferScatterNd(ctx, "scatter_nd_like", ctx.Input("like").shape);
+      ctx.Output("out").is_dynamic = ctx.Input("like").is_dynamic;
     })
+    .InfersDynamic()
     .SetSbpFn([](SbpContext& ctx) { GetScatterNdSbp(ctx, true); })
     .SetGradFn(GenerateScatterNdGrad);
 
@@ -238,7 +241,8 @@ REGISTER_OP("tensor_scatter_nd_update")
     .Input("updates")
     .Output("out")
     .NoGradInput("indices")
-    .SetInferFn(InferTensorScatterNdUpdate)
+    .SetInferFn(InferTensorScatterNdUpdate)  // shaped like params, dynamic or not
+    .InfersDynamic()
     .SetSbpFn(GetTensorScatterNdUpdateSbp)
     .SetGradFn(GenerateTensorScatterNdUpdateGrad);
 

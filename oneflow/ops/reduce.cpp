@@ -35,7 +35,8 @@ InferFn MakeReduceInfer(const std::string& op_type, std::vector<DataType> allowe
     std::vector<int64_t> axes = ReduceAxes(op_type, ctx.conf(), input.shape.num_axes());
     ctx.Output("output_tensor") =
         BlobDesc{ReduceShape(input.shape, axes, ctx.Attr<bool>("keepdims")),
-                 truth_value ? kInt8 : input.data_type};
+                 truth_value ? kInt8 : input.data_type,
+                 input.is_dynamic && static_cast<int64_t>(axes.size()) < input.shape.num_axes()};
   };
 }
 
@@ -144,6 +145,7 @@ const bool kReduceOpsRegistered = [] {
         .Attr<std::vector<int64_t>>("axis", {})
         .Attr<bool>("keepdims", false)
         .SetInferFn(MakeReduceInfer(entry.op_type, entry.allowed, !entry.grad))
+        .InfersDynamic()
         .SetSbpFn(GetReduceSbp);
     if (entry.grad) {
       builder.SetGradFn(entry.grad);

@@ -16,8 +16,10 @@ void InferReduceSum(InferContext& ctx) {
                   {kFloat, kDouble, kFloat16, kInt32, kInt64});
   std::vector<int64_t> axes =
       NormalizeReduceAxes("reduce_sum", Int64ListAttr(ctx.conf(), "axis"), input.shape.num_axes());
+  // A reduction over every axis has one shape whatever the input's rows.
   ctx.Output("output_tensor") =
-      BlobDesc{ReduceShape(input.shape, axes, ctx.Attr<bool>("keepdims")), input.data_type};
+      BlobDesc{ReduceShape(input.shape, axes, ctx.Attr<bool>("keepdims")), input.data_type,
+               input.is_dynamic && static_cast<int64_t>(axes.size()) < input.shape.num_axes()};
 }
 
 void GetReduceSumSbp(SbpContext& ctx) {
@@ -50,6 +52,7 @@ REGISTER_OP("reduce_sum")
     .Attr<std::vector<int64_t>>("axis", {})
     .Attr<bool>("keepdims", false)
     .SetInferFn(InferReduceSum)
+    .InfersDynamic()
     .SetSbpFn(GetReduceSumSbp)
     .SetGradFn(GenerateReduceSumGrad);
 

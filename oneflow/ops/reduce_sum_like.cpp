@@ -16,7 +16,7 @@ void InferReduceSumLike(InferContext& ctx) {
                   {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64});
   CheckSameDataType("reduce_sum_like", "x", x.data_type, "like", like.data_type);
   ReduceSumLikeAxes("reduce_sum_like", x.shape, like.shape, Int64ListAttr(ctx.conf(), "axis"));
-  ctx.Output("y") = BlobDesc{like.shape, x.data_type};
+  ctx.Output("y") = BlobDesc{like.shape, x.data_type, like.is_dynamic};
 }
 
 // Splitting x on a kept axis splits like and y on the matching axis; splitting x on a summed
@@ -70,6 +70,7 @@ REGISTER_OP("reduce_sum_like")
     .Attr<std::vector<int64_t>>("axis", {})
     .NoGradInput("like")
     .SetInferFn(InferReduceSumLike)
+    .InfersDynamic()
     .SetSbpFn(GetReduceSumLikeSbp)
     .SetGradFn(GenerateReduceSumLikeGrad);
 

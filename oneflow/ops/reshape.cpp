@@ -66,7 +66,7 @@ void InferReshapeLike(InferContext& ctx) {
         << ElementCountText(in.shape.elem_count()) << ") like " << like.shape.ToString() << " ("
         << ElementCountText(like.shape.elem_count()) << ")";
   }
-  ctx.Output("out") = BlobDesc{like.shape, in.data_type};
+  ctx.Output("out") = BlobDesc{like.shape, in.data_type, like.is_dynamic};
 }
 
 // Splitting in on axis i and out on axis j keeps every device's slice contiguous and identical
@@ -118,6 +118,7 @@ REGISTER_OP("reshape_like")
     .Output("out")
     .NoGradInput("like")
     .SetInferFn(InferReshapeLike)
+    .InfersDynamic()
     .SetSbpFn([](SbpContext& ctx) {
       AddReshapeSignatures(ctx, ctx.LogicalInput("in").shape, ctx.LogicalInput("like").shape, true);
     })

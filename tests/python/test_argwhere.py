@@ -74,17 +74,6 @@ def test_local_blob_result():
     np.testing.assert_array_equal(job(x).get().numpy(), [[1], [4]])
 
 
-def test_ops_on_the_result_are_refused():
-    flow.clear_default_session()
-
-    @flow.global_function()
-    def job(x: tp.Numpy.Placeholder((5,))):
-        return flow.math.reduce_sum(flow.argwhere(x))
-
-    with pytest.raises(NotImplementedError, match="argwhere.*can only be returned"):
-        job(np.ones((5,), np.float32))
-
-
 def test_where_needs_both_or_neither_of_x_and_y():
     flow.clear_default_session()
 

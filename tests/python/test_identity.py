@@ -1,4 +1,4 @@
-"""flow.identity: same values, gradient passes through unchanged."""
+"""flow.identity and flow.cast_to_static_shape: same values, gradient passes through unchanged."""
 import numpy as np
 import pytest
 
@@ -9,6 +9,12 @@ from op_checker import check_op
 @pytest.mark.parametrize("dtype", [flow.float32, flow.float64], ids=["float32", "float64"])
 def test_identity(dtype):
     check_op(flow.identity, lambda x: x, [(3, 4)], dtype, weight_output=True)
+
+
+@pytest.mark.parametrize("dtype", [flow.float32, flow.float64], ids=["float32", "float64"])
+def test_cast_to_static_shape_of_a_static_blob_is_a_copy(dtype):
+    """flow.cast_to_static_shape on dynamic blobs: test_dynamic_shapes.py."""
+    check_op(flow.cast_to_static_shape, lambda x: x, [(3, 4)], dtype, weight_output=True)
 
 
 def test_identity_int32_forward():

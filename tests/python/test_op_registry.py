@@ -61,6 +61,7 @@ CHECKER_CASES.update({
     "matmul": ("test_matmul.py", "flow.matmul"),
     "transpose": ("test_transpose.py", "flow.transpose"),
     "identity": ("test_identity.py", "flow.identity"),
+    "cast_to_static_shape": ("test_identity.py", "flow.cast_to_static_shape"),
     "cast": ("test_cast.py", "flow.cast"),
     "constant": ("test_constant.py", "flow.constant"),
     "reshape": ("test_reshape.py", "flow.reshape"),

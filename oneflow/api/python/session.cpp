@@ -21,9 +21,10 @@ namespace oneflow {
 
 namespace {
 
-// Output argument -> [(lbn, shape, dtype, sbp, mirrored)] of an op as stored in the job; sbp is
-// how the op lays the blob out over its devices ("S(0)", "B", "P"); mirrored: one value per
-// device (the mirrored view).
+// Output argument -> [(lbn, shape, dtype, sbp, mirrored, dynamic)] of an op as stored in the
+// job; sbp is how the op lays the blob out over its devices ("S(0)", "B", "P"); mirrored: one
+// value per device (the mirrored view); dynamic: the shape is an upper bound, each iteration's
+// depends on the data.
 py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
   py::dict outputs;
   for (const auto& entry : op.output()) {
@@ -36,7 +37,7 @@ py::dict DescribeOutputs(const JobBuildContext& job, const OperatorConf& op) {
           lbn, py::tuple(py::cast(desc.shape.dims())), static_cast<int>(desc.data_type),
           sbp == op.sbp_signature().argument_to_sbp().end() ? std::string("B")
                                                             : SbpToString(sbp->second),
-          op.mirrored()));
+          op.mirrored(), desc.is_dynamic));
     }
     outputs[py::str(entry.first)] = blobs;
   }

@@ -1,5 +1,6 @@
 // CPU argwhere (oneflow/ops/argwhere.cpp): one pass over the input in row-major order, writing
-// the coordinates of each non-zero element; the rows after the last one are zeroed.
+// the coordinates of each non-zero element; the rows after the last one are zeroed. A dynamic
+// `out` gets the shape of the rows found.
 
 #include <cstring>
 
@@ -13,7 +14,9 @@ template <typename T>
 class ArgwhereKernel final : public Kernel {
  public:
   explicit ArgwhereKernel(const KernelInitContext& ctx)
-      : dims_(ctx.Desc("input").shape.dims()), index_type_(ctx.Desc("out").data_type) {}
+      : dims_(ctx.Desc("input").shape.dims()),
+        index_type_(ctx.Desc("out").data_type),
+        dynamic_(ctx.Desc("out").is_dynamic) {}
 
   void Forward(KernelContext& ctx) override {
     if (index_type_ == kInt32) {
@@ -47,11 +50,14 @@ class ArgwhereKernel final : public Kernel {
     }
     std::memset(out + found * rank, 0, (count - found) * rank * sizeof(I));
     ctx.Output("size").mut_data<int64_t>()[0] = found;
+    if (dynamic_) { ctx.Output("out").set_shape(Shape({found, rank})); }
   }
 
   std::vector<int64_t> dims_;
   DataType index_type_;
+  bool dynamic_;  // `out` has the valid rows' shape (on one device)
 };
+
 
 }  // namespace
 

@@ -1,5 +1,6 @@
-// CPU identity, reshape, reshape_like, parallel_cast and the mirrored casts: each copies its
-// input bytes to its output (the layouts are the same contiguous row-major order).
+// CPU identity, reshape, reshape_like, cast_to_static_shape, parallel_cast and the mirrored
+// casts: each copies its input bytes to its output (the layouts are the same contiguous
+// row-major order).
 
 #include <cstring>
 
@@ -35,6 +36,7 @@ struct CopyKernelsRegistrar {
     RegisterCopyKernels("identity");
     RegisterCopyKernels("reshape");
     RegisterCopyKernels("reshape_like");
+    RegisterCopyKernels("cast_to_static_shape");
     RegisterCopyKernels("parallel_cast");
     RegisterCopyKernels("cast_to_mirrored");
     RegisterCopyKernels("cast_from_mirrored");

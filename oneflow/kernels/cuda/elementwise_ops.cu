@@ -131,8 +131,8 @@ class CopyKernel final : public Kernel {
 
 struct CopyKernelsRegistrar {
   CopyKernelsRegistrar() {
-    for (const char* op_type : {"identity", "reshape", "reshape_like", "parallel_cast",
-                                "cast_to_mirrored", "cast_from_mirrored"}) {
+    for (const char* op_type : {"identity", "reshape", "reshape_like", "cast_to_static_shape",
+                                "parallel_cast", "cast_to_mirrored", "cast_from_mirrored"}) {
       for (DataType data_type : {kFloat, kDouble, kFloat16, kInt8, kInt32, kInt64, kUInt8}) {
         KernelRegistry::Instance().Register(op_type, "gpu", data_type,
                                             [](const KernelInitContext& ctx) {

@@ -1,6 +1,13 @@
 // Compute actor: runs the kernels of its task's exec nodes on the blobs of the registers it
 // holds. A kernel error is recorded on the iteration's job instance, and the iteration's
 // remaining kernels are skipped, so the error surfaces in Python without stalling the Plan.
+//
+// Dynamic blobs (BlobDesc::is_dynamic) carry their shape of the iteration in their register. An
+// op reading one runs a kernel made for the shapes it reads (its outputs' shapes inferred by the
+// op's infer function, within the bounds their memory was sized for); the last few such kernels
+// are kept, so a shape that comes back reuses its kernel.
+#include <algorithm>
+
 #include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
@@ -25,21 +32,26 @@ class ComputeActor final : public Actor {
         logical_descs[entry.first] = BlobDesc::FromProto(entry.second);
       }
       const OpDef& def = OpRegistry::Instance().Get(op.op_type());
-      const KernelFactory& factory = KernelRegistry::Instance().Get(
-          op.name(), op.op_type(), task.device_tag(), KernelDataType(def, op, descs));
       KernelSlot slot;
+      slot.factory = KernelRegistry::Instance().Get(op.name(), op.op_type(), task.device_tag(),
+                                                    KernelDataType(def, op, descs));
       slot.init_context = std::make_unique<KernelInitContext>(exec.op_conf(), descs,
                                                               exec.parallel_context(),
                                                               std::move(logical_descs));
-      slot.kernel = factory(*slot.init_context);
+      slot.kernel = slot.factory(*slot.init_context);
       slot.context.set_device(&device);
       slot.context.set_watch_handler(context.watch_handler);
       for (const bool is_input : {true, false}) {
         for (const auto& entry : is_input ? op.input() : op.output()) {
           for (int64_t i = 0; i < entry.second.value_size(); ++i) {
             const std::string key = ArgumentKey(entry.first, i);
-            Binding binding = is_input ? LocateInput(exec, key) : LocateOutput(entry.second.value(i));
+            Binding binding =
+                is_input ? LocateInput(exec, key) : LocateOutput(entry.second.value(i));
+            binding.key = key;
+            binding.desc = descs.at(key);
+            binding.dynamic = binding.desc.is_dynamic;
             binding.slot = slot.context.AddBlob(key, Blob(nullptr, descs.at(key)), is_input);
+            (is_input ? slot.reads_dynamic : slot.writes_dynamic) |= binding.dynamic;
             slot.bindings.push_back(binding);
           }
         }
@@ -56,13 +68,27 @@ class ComputeActor final : public Actor {
     int64_t regst_position;
     int64_t blob_index;
     int64_t slot;
+    std::string key;       // "<argument>_<index>"
+    BlobDesc desc;         // as compiled (for a dynamic blob, its bound)
+    bool dynamic = false;  // the blob's shape changes with the data
+  };
+  // A kernel made for one set of input shapes of an op that reads dynamic blobs.
+  struct ShapedKernel {
+    std::vector<Shape> shapes;  // of every binding (inputs as read, outputs as inferred)
+    std::unique_ptr<KernelInitContext> init_context;
+    std::unique_ptr<Kernel> kernel;
   };
   struct KernelSlot {
+    KernelFactory factory;
     std::unique_ptr<KernelInitContext> init_context;
     std::unique_ptr<Kernel> kernel;
     KernelContext context;
     std::vector<Binding> bindings;
+    bool reads_dynamic = false;
+    bool writes_dynamic = false;
+    std::vector<ShapedKernel> shaped;  // the last kKeptShapedKernels made, oldest first
   };
+  static constexpr size_t kKeptShapedKernels = 8;
 
   Binding LocateInput(const ExecNode& exec, const std::string& key) const {
     auto it = exec.input_binding().find(key);
@@ -102,7 +128,15 @@ class ComputeActor final : public Actor {
       }
       slot.context.set_job_instance(instance);
       try {
-        slot.kernel->Forward(slot.context);
+        Kernel* kernel = slot.reads_dynamic ? KernelForShapes(slot, inputs) : slot.kernel.get();
+        kernel->Forward(slot.context);
+        if (slot.writes_dynamic) {
+          for (const Binding& binding : slot.bindings) {
+            if (binding.is_input || !binding.dynamic) { continue; }
+            outputs[binding.regst_position]->blob(binding.blob_index)
+                .set_shape(slot.context.BlobAt(binding.slot).shape());
+          }
+        }
       } catch (Error& error) {
         error.AddContext("while running op '" + slot.init_context->conf().name() + "' (" +
                          slot.init_context->conf().op_type() + ")");
@@ -115,6 +149,79 @@ class ComputeActor final : public Actor {
         return;
       }
     }
+  }
+
+  // The kernel for the shapes `slot`'s inputs have in this iteration; points the slot's blobs
+  // at those shapes and its outputs' inferred ones.
+  Kernel* KernelForShapes(KernelSlot& slot, const std::vector<Regst*>& inputs) {
+    std::vector<Shape> shapes;
+    for (const Binding& binding : slot.bindings) {
+      if (!binding.is_input) { break; }  // inputs come first
+      shapes.push_back(inputs[binding.regst_position]->blob(binding.blob_index).shape());
+    }
+    ShapedKernel* found = nullptr;
+    for (ShapedKernel& shaped : slot.shaped) {
+      if (std::equal(shapes.begin(), shapes.end(), shaped.shapes.begin())) { found = &shaped; }
+    }
+    if (found == nullptr) {
+      if (slot.shaped.size() == kKeptShapedKernels) { slot.shaped.erase(slot.shaped.begin()); }
+      slot.shaped.push_back(MakeShapedKernel(slot, std::move(shapes)));
+      found = &slot.shaped.back();
+    }
+    for (size_t i = 0; i < slot.bindings.size(); ++i) {
+      slot.context.SetBlobShape(slot.bindings[i].slot, found->shapes[i]);
+    }
+    return found->kernel.get();
+  }
+
+  ShapedKernel MakeShapedKernel(const KernelSlot& slot, std::vector<Shape> input_shapes) const {
+    const KernelInitContext& bound = *slot.init_context;
+    const OperatorConf& op = bound.conf();
+    std::map<std::string, BlobDesc> inputs;
+    for (size_t i = 0; i < input_shapes.size(); ++i) {
+      BlobDesc desc = slot.bindings[i].desc;
+      desc.shape = input_shapes[i];
+      inputs[slot.bindings[i].key] = desc;
+    }
+    std::string described;
+    for (const auto& entry : inputs) {
+      described += (described.empty() ? "" : ", ") + entry.first + " " +
+                   entry.second.shape.ToString();
+    }
+    InferContext infer(op, inputs, bound.parallel_context());
+    try {
+      OpRegistry::Instance().Get(op.op_type()).infer(infer);
+    } catch (Error& error) {
+      error.AddContext("for its inputs' shapes in this run (" + described +
+                       "), which depend on the data");
+      throw;
+    }
+    ShapedKernel shaped;
+    shaped.shapes = std::move(input_shapes);
+    std::map<std::string, BlobDesc> descs = inputs;
+    for (size_t i = shaped.shapes.size(); i < slot.bindings.size(); ++i) {
+      const std::string& key = slot.bindings[i].key;
+      const BlobDesc& limit = slot.bindings[i].desc;
+      BlobDesc desc = infer.outputs().at(key);
+      const bool fits = slot.bindings[i].dynamic ? desc.byte_size() <= limit.byte_size()
+                                                 : desc.shape == limit.shape;
+      if (!fits) {
+        throw Error(ErrorKind::kValue)
+            << "op '" << op.name() << "' (" << op.op_type() << "): its inputs in this run ("
+            << described << ") make output '" << key << "' " << desc.shape.ToString()
+            << ", but that output is "
+            << (slot.bindings[i].dynamic ? "bounded by " : "static ") << limit.ToString()
+            << (slot.bindings[i].dynamic ? ""
+                                         : " (a dynamic input must have its full shape here)");
+      }
+      desc.is_dynamic = limit.is_dynamic;
+      shaped.shapes.push_back(desc.shape);
+      descs[key] = desc;
+    }
+    shaped.init_context =
+        std::make_unique<KernelInitContext>(op, std::move(descs), bound.parallel_context());
+    shaped.kernel = slot.factory(*shaped.init_context);
+    return shaped;
   }
 
   std::vector<KernelSlot> kernels_;

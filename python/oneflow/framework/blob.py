@@ -10,7 +10,7 @@ import numpy as np
 
 
 class _StaticShape:
-    """OneFlow 0.3's blob attributes about dynamic shapes: shapes are static here."""
+    """OneFlow 0.3's blob attributes about dynamic shapes, for values whose shape is known."""
 
     @property
     def is_dynamic(self):
@@ -27,29 +27,39 @@ class LazyBlob(_StaticShape):
     (`sbp`: "S(0)", "B" or "P") and, after `with_distribute`, the layout its consumer must use."""
 
     def __init__(self, lbn, shape, dtype, batch_axis=0, placement=None, sbp="B", hint=None,
-                 mirrored=False):
+                 mirrored=False, dynamic=False):
         self.logical_blob_name = lbn
         self._mirrored = mirrored
+        # The shape is an upper bound; each run's shape depends on the data (argwhere and the
+        # ops reading its result, on one device).
+        self._dynamic = dynamic
         self._shape = tuple(shape)
         self._dtype = dtype
         self._batch_axis = batch_axis if len(shape) > 0 else None
         self._placement = placement
         self._sbp = sbp
         self._hint = hint
-        # A blob whose number of valid rows depends on the data (flow.argwhere): the (1,) int64
-        # blob holding that number, counted along axis valid_axis (1 for flow.nonzero). Such a
-        # blob can only be returned from the job.
+        # For flow.argwhere's result (and flow.nonzero's): the (1,) int64 blob holding the number
+        # of valid rows, counted along axis valid_axis (1 for nonzero). On more than one device
+        # the blob is not dynamic (each device has its own count) and can only be returned.
         self.valid_rows = None
         self.valid_axis = 0
 
     @property
     def is_dynamic(self):
-        return self.valid_rows is not None
+        """True when `shape` is an upper bound: the shape of each run depends on the data."""
+        return self._dynamic or self.valid_rows is not None
+
+    @property
+    def only_returnable(self):
+        """argwhere's result on several devices: Python keeps its valid rows when it is
+        returned, and no op reads it."""
+        return self.valid_rows is not None and not self._dynamic
 
     def without_valid_rows(self):
         """The same blob with all its rows (the allocated upper bound)."""
         return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
-                        self._placement, self._sbp, self._hint, self._mirrored)
+                        self._placement, self._sbp, self._hint, self._mirrored, self._dynamic)
 
     @property
     def lbn(self):
@@ -120,7 +130,7 @@ class LazyBlob(_StaticShape):
                              % (distribute.axis, self.lbn, self._shape))
         return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
                         self._placement, self._sbp, None if distribute.kind == "auto" else distribute,
-                        self._mirrored)
+                        self._mirrored, self._dynamic)
 
     def with_split_distribute(self, axis):
         from oneflow import distribute
@@ -133,8 +143,9 @@ class LazyBlob(_StaticShape):
         return self.with_distribute(distribute.broadcast())
 
     def __repr__(self):
-        return "LazyBlob(name=%r, shape=%r, dtype=%r%s)" % (
-            self.lbn, self.shape, self.dtype, ", mirrored" if self._mirrored else "")
+        return "LazyBlob(name=%r, shape=%r, dtype=%r%s%s)" % (
+            self.lbn, self.shape, self.dtype, ", mirrored" if self._mirrored else "",
+            ", dynamic" if self._dynamic else "")
 
     def __len__(self):
         return self._shape[0]

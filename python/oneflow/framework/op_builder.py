@@ -38,11 +38,12 @@ def check_blob(value, op_type, argument):
         raise TypeError(
             "%s: input '%s' must be a blob of the job being traced, got %s%s"
             % (op_type, argument, type(value).__name__, " (%s)" % hint if hint else ""))
-    if value.is_dynamic:
+    if value.only_returnable:
         raise NotImplementedError(
-            "%s: input '%s' (%s) comes from argwhere, whose number of rows depends on the data; "
-            "such a blob can only be returned from the job (ops on data-dependent shapes are "
-            "not supported)" % (op_type, argument, value.lbn))
+            "%s: input '%s' (%s) comes from argwhere on %d devices, where each device has its own "
+            "number of rows; such a blob can only be returned from the job (ops read blobs of "
+            "data-dependent shape on one device)"
+            % (op_type, argument, value.lbn, value.placement.device_count()))
     return value
 
 
@@ -118,8 +119,8 @@ def add_op(op_type, name, inputs, attrs=None, placement=None, control_inputs=(),
         argument: [
             LazyBlob(lbn, shape, dtypes.from_value(dtype),
                      batch_axis if batch_axis is not None and batch_axis < len(shape) else None,
-                     placement=placement, sbp=sbp, mirrored=is_mirrored)
-            for lbn, shape, dtype, sbp, is_mirrored in blobs
+                     placement=placement, sbp=sbp, mirrored=is_mirrored, dynamic=is_dynamic)
+            for lbn, shape, dtype, sbp, is_mirrored, is_dynamic in blobs
         ]
         for argument, blobs in outputs.items()
     }

@@ -66,10 +66,11 @@ def amp_white_identity(x, name=None):
 
 
 def cast_to_static_shape(x, name=None):
-    """x with a static shape. Every blob an op here takes is static already (data-dependent
-    shapes can only be returned from a job), so this is the identity."""
+    """x as a static blob: a copy of a dynamic blob (see flow.argwhere), which must have its
+    full (upper-bound) shape when the job runs, as in OneFlow 0.3; a copy of a static one."""
     op_builder.check_blob(x, "cast_to_static_shape", "x")
-    return array_ops.identity(x, name=name)
+    return op_builder.add_single_output_op("cast_to_static_shape", name, "CastToStaticShape",
+                                           {"in": x})
 
 
 def identity_n(inputs, name=None):

@@ -202,8 +202,12 @@ def unsorted_batch_segment_sum(data, segment_ids, num_segments, name=None):
 def argwhere(condition, dtype=None, name=None):
     """The coordinates of the non-zero elements of `condition`, one row each, in row-major
     order: shape (count, condition's rank), count known only when the job runs (numpy.argwhere).
-    dtype: int32 (default) or int64. The result can be returned from the job (it comes back with
-    its valid rows only, per device in the mirrored view); other ops do not take it."""
+    dtype: int32 (default) or int64. On one device the result is a dynamic blob (`shape` is the
+    upper bound (condition's size, rank)) that other ops read: gather_nd, gather,
+    tensor_scatter_nd_update, elementwise math, reductions, ... (their results are dynamic in
+    turn until an op's shape no longer depends on it, or flow.cast_to_static_shape). On several
+    devices (the mirrored view) it can only be returned; it comes back with each device's valid
+    rows."""
     from oneflow.framework import dtypes
 
     op_builder.check_blob(condition, "argwhere", "condition")
@@ -219,8 +223,8 @@ def argwhere(condition, dtype=None, name=None):
 
 def nonzero(a, name=None):
     """The coordinates of the non-zero elements of `a` as a (rank, count) int32 blob: row i
-    holds their indices along axis i (argwhere transposed, numpy.nonzero stacked). Like
-    argwhere's result it can only be returned from the job."""
+    holds their indices along axis i (argwhere transposed, numpy.nonzero stacked); dynamic like
+    argwhere's result."""
     coordinates = argwhere(a, name=None if name is None else name + "-argwhere")
     out = array_ops.transpose(coordinates.without_valid_rows(), (1, 0), name=name)
     out.valid_rows, out.valid_axis = coordinates.valid_rows, 1

@@ -19,6 +19,7 @@ import numbers
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.ops import math_ops
+from oneflow.ops import shape_ops
 
 
 def _reduce_axes(x, axis, op_name):
@@ -89,11 +90,15 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     _require_floating(input_tensor, "reduce_mean")
     if not axes:
         return input_tensor
+    summed = _reduce("reduce_sum", "ReduceSum", input_tensor, axes, keepdims,
+                     _sub_name(name, "sum"))
+    if input_tensor.is_dynamic:  # the count is known when the job runs
+        ones = shape_ops.ones_like(input_tensor, name=_sub_name(name, "ones"))
+        count = _reduce("reduce_sum", "ReduceSum", ones, axes, keepdims, _sub_name(name, "count"))
+        return math_ops.divide(summed, count, name=name)
     count = 1
     for a in axes:
         count *= input_tensor.shape[a]
-    summed = _reduce("reduce_sum", "ReduceSum", input_tensor, axes, keepdims,
-                     _sub_name(name, "sum"))
     return math_ops._scalar_op("scalar_mul", summed, 1.0 / count, name)
 
 

@@ -50,7 +50,7 @@ def flatten(input, start_dim=0, end_dim=-1, name=None):  # noqa: A002
         raise ValueError("flatten: start_dim %d comes after end_dim %d for shape %r"
                          % (start_dim, end_dim, shape))
     merged = int(np.prod(shape[start:end + 1], dtype=np.int64))
-    return array_ops.reshape(input, shape[:start] + (merged,) + shape[end + 1:], name=name)
+    return _reshape_rows(input, shape[:start] + (merged,) + shape[end + 1:], 0, name)
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
@@ -58,7 +58,7 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     op_builder.check_blob(input, "expand_dims", "input")
     shape = input.shape
     axis = _normalize_axis(axis, len(shape) + 1, "expand_dims")
-    return array_ops.reshape(input, shape[:axis] + (1,) + shape[axis:], name=name)
+    return _reshape_rows(input, shape[:axis] + (1,) + shape[axis:], 1 if axis == 0 else 0, name)
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
@@ -74,8 +74,17 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
             if shape[a] != 1:
                 raise ValueError("squeeze: axis %d of shape %r has size %d; only axes of size 1 "
                                  "can be squeezed" % (a, shape, shape[a]))
-    return array_ops.reshape(input, tuple(d for i, d in enumerate(shape) if i not in axes),
-                             name=name)
+    return _reshape_rows(input, tuple(d for i, d in enumerate(shape) if i not in axes),
+                         None if 0 in axes else 0, name)
+
+
+def _reshape_rows(input, shape, rows_at, name):  # noqa: A002
+    """reshape(input, shape). For a dynamic input (see flow.argwhere) the entry `rows_at`, where
+    the input's first axis goes, becomes -1, so that it follows the rows of each run (argwhere
+    and the ops after it vary their first axis)."""
+    if input.is_dynamic and rows_at is not None and len(input.shape) > 0:
+        shape = tuple(shape[:rows_at]) + (-1,) + tuple(shape[rows_at + 1:])
+    return array_ops.reshape(input, shape, name=name)
 
 
 def concat(inputs=None, axis=0, max_dim_size=None, name=None, values=None):

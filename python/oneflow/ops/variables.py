@@ -29,7 +29,7 @@ def get_variable(
             raise ValueError("get_variable %r: variable already exists and reuse=False" % full_name)
         from oneflow.framework.blob import LazyBlob
 
-        lbn, out_shape, out_dtype, sbp, _ = session.cpp.op_outputs(full_name)["out"][0]
+        lbn, out_shape, out_dtype, sbp, _, _ = session.cpp.op_outputs(full_name)["out"][0]
         blob = LazyBlob(lbn, out_shape, dtypes.from_value(out_dtype),
                         placement=session.variable_placements.get(full_name), sbp=sbp)
         return _gathered_if_sharded(session, full_name, blob)
@@ -118,7 +118,7 @@ def _written_variable(ref, value, op):
     if value.is_mirrored:
         raise ValueError("%s: value %s is a mirrored blob (one value per device); convert it "
                          "with flow.cast_to_current_logical_view first" % (op, value.lbn))
-    lbn, shape, blob_dtype, sbp, _ = session.cpp.op_outputs(ref.op_name)["out"][0]
+    lbn, shape, blob_dtype, sbp, _, _ = session.cpp.op_outputs(ref.op_name)["out"][0]
     placement = session.variable_placements.get(ref.op_name) or ref.placement
     variable = LazyBlob(lbn, shape, dtypes.from_value(blob_dtype), placement=placement, sbp=sbp)
     return variable, placement
