@@ -1,5 +1,7 @@
 #include "oneflow/framework/index_functions.h"
 
+#include <algorithm>
+
 #include "oneflow/common/error.h"
 #include "oneflow/framework/shape_functions.h"
 
@@ -52,6 +54,19 @@ std::vector<int64_t> SlicedDims(const std::string& op_type, const Shape& shape,
     dims[axis] = span <= 0 ? 0 : 1 + (span - 1) / magnitude;
   }
   return dims;
+}
+
+SliceSpec ClampToRunShape(SliceSpec spec, const BlobDesc& x) {
+  if (!x.is_dynamic || static_cast<int64_t>(spec.step.size()) != x.shape.num_axes() ||
+      spec.start.size() != spec.step.size() || spec.stop.size() != spec.step.size()) {
+    return spec;
+  }
+  for (int64_t axis = 0; axis < x.shape.num_axes(); ++axis) {
+    if (spec.step[axis] <= 0) { continue; }
+    spec.start[axis] = std::min(spec.start[axis], x.shape.At(axis));
+    spec.stop[axis] = std::min(spec.stop[axis], x.shape.At(axis));
+  }
+  return spec;
 }
 
 bool SliceKeepsAxis(const Shape& shape, const SliceSpec& spec, int64_t axis) {

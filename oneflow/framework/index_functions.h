@@ -32,6 +32,11 @@ struct SliceSpec {
 std::vector<int64_t> SlicedDims(const std::string& op_type, const Shape& shape,
                                 const SliceSpec& spec);
 
+// A slice of a dynamic blob (BlobDesc::is_dynamic) is resolved against its upper bound; in a run
+// with fewer elements, each positive step's start and stop clamp to the run's dims (NumPy's rule
+// for bounds past the end). Slices of static blobs come back unchanged.
+SliceSpec ClampToRunShape(SliceSpec spec, const BlobDesc& x);
+
 // Whether the slice keeps axis `axis` whole (start 0, stop dim, step 1).
 bool SliceKeepsAxis(const Shape& shape, const SliceSpec& spec, int64_t axis);
 

@@ -81,6 +81,11 @@ class KernelContext {
   CpuDeviceContext& cpu_device() const;
   // The GPU device of a GPU kernel: its stream and cuBLAS/cuDNN handles (CUDA builds only).
   CudaDeviceContext& cuda_device() const;
+  // The iteration being computed (0, 1, ... for each job since the runtime started). Random
+  // kernels key their numbers with it rather than counting their calls: an op reading a
+  // dynamic blob gets a kernel per shape, and they must continue one sequence.
+  int64_t piece_id() const { return piece_id_; }
+  void set_piece_id(int64_t piece_id) { piece_id_ = piece_id; }
   // The job instance of the iteration being computed (for input/return/watch kernels).
   JobInstance* job_instance() const { return job_instance_; }
   const WatchHandler& watch_handler() const { return *watch_handler_; }
@@ -114,6 +119,7 @@ class KernelContext {
   CpuDeviceContext* cpu_device_ = nullptr;
   JobInstance* job_instance_ = nullptr;
   const WatchHandler* watch_handler_ = nullptr;
+  int64_t piece_id_ = 0;
 };
 
 class Kernel {

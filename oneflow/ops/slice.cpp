@@ -30,8 +30,8 @@ void InferSlice(InferContext& ctx) {
   if (x.shape.num_axes() == 0) {
     throw Error(ErrorKind::kValue) << "slice: cannot slice a 0-d blob";
   }
-  ctx.Output("y") = BlobDesc{Shape(SlicedDims("slice", x.shape, SliceSpecOf(ctx.conf()))),
-                             x.data_type};
+  const SliceSpec spec = ClampToRunShape(SliceSpecOf(ctx.conf()), x);
+  ctx.Output("y") = BlobDesc{Shape(SlicedDims("slice", x.shape, spec)), x.data_type};
 }
 
 void InferSliceUpdate(InferContext& ctx) {
@@ -42,7 +42,7 @@ void InferSliceUpdate(InferContext& ctx) {
   if (x.shape.num_axes() == 0) {
     throw Error(ErrorKind::kValue) << "slice_update: cannot slice a 0-d blob";
   }
-  Shape sliced(SlicedDims("slice_update", x.shape, SliceSpecOf(ctx.conf())));
+  Shape sliced(SlicedDims("slice_update", x.shape, ClampToRunShape(SliceSpecOf(ctx.conf()), x)));
   if (update.shape != sliced) {
     throw Error(ErrorKind::kValue) << "slice_update: update " << update.shape.ToString()
                                    << " must have the shape of the slice of x "

@@ -272,3 +272,60 @@ def test_which_results_stay_dynamic():
     assert flags == {"picked": True, "relu": True, "sum over columns": True,
                      "sum of all": False, "scattered into x": False,
                      "segment sum": False, "static cast": False, "x": False}
+
+
+def test_dropout_of_dynamic_rows_draws_a_new_mask_each_run():
+    """The op gets a kernel for each run's shape; its random numbers still follow the run
+    (piece), not the kernel: two runs never share a mask."""
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")  # dropout is the identity in predict jobs
+    def job(x: tp.Numpy.Placeholder((64, 32))) -> tp.Numpy:
+        rows = flow.argwhere(flow.math.reduce_sum(x, axis=1) > 0)
+        bias = flow.get_variable("bias", shape=(1, 32), initializer=flow.zeros_initializer())
+        dropped = flow.nn.dropout(flow.gather_nd(params=x, indices=rows) + bias, rate=0.5, seed=7)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(
+            flow.math.reduce_sum(dropped))
+        return dropped
+
+    masks = []
+    for count in (64, 40, 64, 50, 40):
+        x = np.ones((64, 32), np.float32)
+        x[count:] = -1.0
+        kept = job(x) != 0
+        assert kept.shape == (count, 32)
+        assert abs(kept.mean() - 0.5) < 0.1
+        masks.append(kept[:40])
+    for i in range(len(masks)):
+        for j in range(i):
+            assert (masks[i] != masks[j]).any(), (i, j)
+
+
+def test_slices_of_dynamic_rows_clamp_to_each_run():
+    """A slice of a dynamic blob is resolved against its upper bound; in a run with fewer rows
+    its bounds clamp to them, as NumPy's do. Gradients flow back through the slice."""
+    flow.clear_default_session()
+    w0 = np.random.RandomState(6).randn(6, 3).astype(np.float32)
+
+    @flow.global_function(type="train")
+    def job(mask: tp.Numpy.Placeholder((6,))):
+        w = flow.get_variable("w", shape=(6, 3), initializer=flow.zeros_initializer())
+        rows = flow.gather_nd(params=w, indices=flow.argwhere(mask))
+        columns = flow.slice_v2(rows, [(None, None, None), (1, 3, 1)])
+        first = flow.slice_v2(rows, [(0, 2, 1)])
+        loss = flow.math.reduce_sum(flow.math.square(columns))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                           momentum=0).minimize(loss)
+        return columns, first
+
+    flow.load_variables({"w": w0})
+    w = w0.copy()
+    for mask in ([1, 0, 1, 0, 0, 1], [0, 0, 0, 1, 0, 0], [1] * 6, [0] * 6):
+        selected = np.array(mask) > 0
+        columns, first = [r.numpy() for r in job(np.array(mask, np.float32)).get()]
+        np.testing.assert_array_equal(columns, w[selected][:, 1:3])
+        np.testing.assert_array_equal(first, w[selected][0:2])
+        gradient = np.zeros_like(w)
+        gradient[selected, 1:3] = 2 * w[selected, 1:3]
+        w = w - 0.1 * gradient
+        np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), w, rtol=1e-6)

@@ -1,5 +1,5 @@
 // CPU dropout, dropout_grad and random_mask_like. The mask bit of logical element i at
-// iteration t is a counter-based hash of (seed, t, i) compared with rate (24-bit resolution), so
+// iteration (piece) t is a counter-based hash of (seed, t, i) compared with rate (24-bit resolution), so
 // every device computes its own slice of the same logical mask and no generator state is shared;
 // random_mask_like with the same seed and rate gives dropout's mask. The hash (two rounds of a
 // 32-bit multiply-xorshift finaliser) vectorizes.
@@ -88,9 +88,9 @@ class MaskGenerator {
     }
   }
 
-  // The two 32-bit keys of the next iteration.
-  void NextKeys(uint32_t* key0, uint32_t* key1) {
-    const uint64_t key = SplitMix64(seed_ ^ SplitMix64(step_++));
+  // The two 32-bit keys of iteration (piece) `piece_id`.
+  void Keys(int64_t piece_id, uint32_t* key0, uint32_t* key1) const {
+    const uint64_t key = SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(piece_id)));
     *key0 = static_cast<uint32_t>(key);
     *key1 = static_cast<uint32_t>(key >> 32);
   }
@@ -101,7 +101,7 @@ class MaskGenerator {
   int64_t offset() const { return offset_; }
 
  private:
-  uint64_t seed_ = 0, step_ = 0;
+  uint64_t seed_ = 0;
   uint32_t threshold_ = 0;
   int64_t rows_ = 1, run_ = 0, logical_stride_ = 0, offset_ = 0;
 };
@@ -114,7 +114,7 @@ class DropoutKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     uint32_t key0, key1;
-    mask_.NextKeys(&key0, &key1);
+    mask_.Keys(ctx.piece_id(), &key0, &key1);
     const T* x = ctx.Input("x").data<T>();
     T* y = ctx.Output("y").mut_data<T>();
     int8_t* mask = ctx.Output("mask").mut_data<int8_t>();
@@ -151,7 +151,7 @@ class RandomMaskLikeKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     uint32_t key0, key1;
-    mask_.NextKeys(&key0, &key1);
+    mask_.Keys(ctx.piece_id(), &key0, &key1);
     int8_t* mask = ctx.Output("out").mut_data<int8_t>();
     const int64_t run = mask_.run(), stride = mask_.logical_stride(), offset = mask_.offset();
     const uint32_t threshold = mask_.threshold();

@@ -3,8 +3,8 @@
 // bits of element i in iteration t are SplitMix64's output for the state
 // key(seed, t) + (i + 1) * gamma, where i is the element's index in the *logical* blob. No state
 // is carried between elements, so chunks run on any thread, any split of the blob reproduces
-// the single-device values, and iteration t + 1 draws new numbers (the kernel counts its
-// iterations). SplitMix64's finalizer passes BigCrush as a stream generator.
+// the single-device values, and iteration t + 1 draws new numbers (t is the piece id, so the
+// kernels built for each run's shapes of a dynamic input continue one sequence). SplitMix64's finalizer passes BigCrush as a stream generator.
 
 #include <cmath>
 #include <utility>
@@ -94,11 +94,13 @@ class IterationKeys {
  public:
   explicit IterationKeys(const KernelInitContext& ctx)
       : seed_key_(Finalize(static_cast<uint64_t>(ctx.Attr<int64_t>("seed")) * kGamma + 1)) {}
-  uint64_t Next() { return Finalize(seed_key_ ^ (++iteration_ * kGamma)); }
+  // The key of iteration (piece) `piece_id`: the same in every kernel built for this op.
+  uint64_t For(int64_t piece_id) const {
+    return Finalize(seed_key_ ^ ((static_cast<uint64_t>(piece_id) + 1) * kGamma));
+  }
 
  private:
   uint64_t seed_key_;
-  uint64_t iteration_ = 0;
 };
 
 template <typename T>
@@ -113,7 +115,7 @@ class RandomUniformKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     T* out = ctx.Output("out").mut_data<T>();
     const T low = low_, range = range_;
-    ForEachElement(ctx, rows_, keys_.Next(), [=](uint64_t bits, int64_t i) {
+    ForEachElement(ctx, rows_, keys_.For(ctx.piece_id()), [=](uint64_t bits, int64_t i) {
       out[i] = low + range * Uniform01<T>(bits);
     });
   }
@@ -137,7 +139,7 @@ class RandomNormalKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     T* out = ctx.Output("out").mut_data<T>();
     const double mean = mean_, stddev = stddev_;
-    ForEachElement(ctx, rows_, keys_.Next(), [=](uint64_t bits, int64_t i) {
+    ForEachElement(ctx, rows_, keys_.For(ctx.piece_id()), [=](uint64_t bits, int64_t i) {
       const double u1 = (static_cast<double>(bits >> 32) + 1.0) * (1.0 / 4294967296.0);  // (0, 1]
       const double u2 = static_cast<double>(bits & 0xFFFFFFFFull) * (1.0 / 4294967296.0);
       const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
@@ -159,7 +161,7 @@ class BernoulliKernel final : public Kernel {
   void Forward(KernelContext& ctx) override {
     const T* p = ctx.Input("x").data<T>();
     Blob& out = ctx.Output("out");
-    const uint64_t key = keys_.Next();
+    const uint64_t key = keys_.For(ctx.piece_id());
     SwitchDataType(out.data_type(), [&]<typename Out>() {
       Out* target = out.mut_data<Out>();
       ForEachElement(ctx, rows_, key, [=](uint64_t bits, int64_t i) {
@@ -182,7 +184,7 @@ class BatchPermutationKernel final : public Kernel {
 
   void Forward(KernelContext& ctx) override {
     int32_t* y = ctx.Output("y").mut_data<int32_t>();
-    const uint64_t key = keys_.Next();
+    const uint64_t key = keys_.For(ctx.piece_id());
     for (int64_t i = 0; i < count_; ++i) { y[i] = static_cast<int32_t>(i); }
     for (int64_t i = count_ - 1; i > 0; --i) {
       // Uniform in [0, i] by a 64x64 -> 128-bit product (Lemire), without modulo bias to

@@ -90,9 +90,9 @@ class MaskGenerator {
     }
   }
 
-  // The parameters of the next iteration.
-  MaskParams Next() {
-    const uint64_t key = SplitMix64(seed_ ^ SplitMix64(step_++));
+  // The parameters of iteration (piece) `piece_id`.
+  MaskParams For(int64_t piece_id) const {
+    const uint64_t key = SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(piece_id)));
     MaskParams params = params_;
     params.key0 = static_cast<uint32_t>(key);
     params.key1 = static_cast<uint32_t>(key >> 32);
@@ -101,7 +101,7 @@ class MaskGenerator {
   int64_t elem_count() const { return elem_count_; }
 
  private:
-  uint64_t seed_ = 0, step_ = 0;
+  uint64_t seed_ = 0;
   int64_t elem_count_ = 0;
   MaskParams params_;
 };
@@ -129,7 +129,7 @@ class DropoutGpuKernel final : public Kernel {
         scale_(static_cast<ComputeType<T>>(1.0 / (1.0 - ctx.Attr<double>("rate")))) {}
 
   void Forward(KernelContext& ctx) override {
-    const MaskParams params = mask_.Next();
+    const MaskParams params = mask_.For(ctx.piece_id());
     const int64_t n = mask_.elem_count();
     if (n == 0) { return; }
     DropoutKernel<T><<<BlockCount(n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(
@@ -149,7 +149,7 @@ class RandomMaskLikeGpuKernel final : public Kernel {
   explicit RandomMaskLikeGpuKernel(const KernelInitContext& ctx) : mask_(ctx, "like") {}
 
   void Forward(KernelContext& ctx) override {
-    const MaskParams params = mask_.Next();
+    const MaskParams params = mask_.For(ctx.piece_id());
     const int64_t n = mask_.elem_count();
     if (n == 0) { return; }
     RandomMaskKernel<<<BlockCount(n), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(
@@ -243,11 +243,13 @@ class IterationKeys {
  public:
   explicit IterationKeys(const KernelInitContext& ctx)
       : seed_key_(Finalize(static_cast<uint64_t>(ctx.Attr<int64_t>("seed")) * kGamma + 1)) {}
-  uint64_t Next() { return Finalize(seed_key_ ^ (++iteration_ * kGamma)); }
+  // The key of iteration (piece) `piece_id`: the same in every kernel built for this op.
+  uint64_t For(int64_t piece_id) const {
+    return Finalize(seed_key_ ^ ((static_cast<uint64_t>(piece_id) + 1) * kGamma));
+  }
 
  private:
   uint64_t seed_key_;
-  uint64_t iteration_ = 0;
 };
 
 template <typename T>
@@ -305,7 +307,7 @@ class RandomUniformGpuKernel final : public Kernel {
         range_(static_cast<T>(ctx.Attr<double>("high") - ctx.Attr<double>("low"))) {}
 
   void Forward(KernelContext& ctx) override {
-    const uint64_t key = keys_.Next();
+    const uint64_t key = keys_.For(ctx.piece_id());
     Blob& out = ctx.Output("out");
     const int64_t n = out.elem_count();
     if (n == 0) { return; }
@@ -330,7 +332,7 @@ class RandomNormalGpuKernel final : public Kernel {
         stddev_(ctx.Attr<double>("stddev")) {}
 
   void Forward(KernelContext& ctx) override {
-    const uint64_t key = keys_.Next();
+    const uint64_t key = keys_.For(ctx.piece_id());
     Blob& out = ctx.Output("out");
     const int64_t n = out.elem_count();
     if (n == 0) { return; }
@@ -352,7 +354,7 @@ class BernoulliGpuKernel final : public Kernel {
       : rows_(MakeLogicalRows(ctx, "out")), keys_(ctx) {}
 
   void Forward(KernelContext& ctx) override {
-    const uint64_t key = keys_.Next();
+    const uint64_t key = keys_.For(ctx.piece_id());
     Blob& out = ctx.Output("out");
     const int64_t n = out.elem_count();
     if (n == 0) { return; }

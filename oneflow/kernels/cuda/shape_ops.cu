@@ -156,7 +156,7 @@ SliceSpec PhysicalSpec(const KernelInitContext& ctx, const Shape& x) {
       spec.stop[axis] = x.At(axis);
     }
   }
-  return spec;
+  return ClampToRunShape(spec, ctx.Desc("x"));
 }
 
 class SliceGpuKernel final : public Kernel {

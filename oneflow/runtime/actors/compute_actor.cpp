@@ -120,6 +120,9 @@ class ComputeActor final : public Actor {
   void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>& outputs) override {
     JobInstance* instance = inputs.empty() ? nullptr : inputs.front()->job_instance().get();
     if (instance != nullptr && instance->has_error()) { return; }
+    const Regst* any = inputs.empty() ? (outputs.empty() ? nullptr : outputs.front())
+                                      : inputs.front();
+    const int64_t piece_id = any == nullptr ? 0 : any->piece_id();
     for (KernelSlot& slot : kernels_) {
       for (const Binding& binding : slot.bindings) {
         Regst* regst = binding.is_input ? inputs[binding.regst_position]
@@ -127,6 +130,7 @@ class ComputeActor final : public Actor {
         slot.context.SetBlobData(binding.slot, regst->blob(binding.blob_index).mut_raw());
       }
       slot.context.set_job_instance(instance);
+      slot.context.set_piece_id(piece_id);
       try {
         Kernel* kernel = slot.reads_dynamic ? KernelForShapes(slot, inputs) : slot.kernel.get();
         kernel->Forward(slot.context);

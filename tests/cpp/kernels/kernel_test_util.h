@@ -88,7 +88,11 @@ class KernelRunner {
     context_.set_device(&device_);
   }
 
-  void Run() { kernel_->Forward(context_); }
+  // One iteration; each run is the next piece (random kernels draw new numbers).
+  void Run() {
+    context_.set_piece_id(runs_++);
+    kernel_->Forward(context_);
+  }
   const HostTensor& output(const std::string& key) const { return outputs_.at(key); }
   const HostTensor& input(const std::string& key) const { return inputs_.at(key); }
   InlineTestDevice& device() { return device_; }
@@ -100,6 +104,7 @@ class KernelRunner {
   std::unique_ptr<Kernel> kernel_;
   KernelContext context_;
   InlineTestDevice device_;
+  int64_t runs_ = 0;
 };
 
 template <typename T>
