@@ -393,10 +393,9 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   *conf.mutable_sbp_signature() = ChooseSbpSignature(def, conf, inputs, descs, parallel_num);
 
   DataType kernel_data_type = KernelDataType(def, conf, descs);
-  KernelRegistry::Instance().Get(conf.name(), conf.op_type(),
-                                 ResolveDeviceTag(conf, kernel_data_type, resource_),
-                                 kernel_data_type);
-  CheckDynamicInputsStay(conf, inputs, ResolveDeviceTag(conf, kernel_data_type, resource_));
+  const std::string device_tag = ResolveDeviceTag(conf, kernel_data_type, resource_);
+  KernelRegistry::Instance().Get(conf.name(), conf.op_type(), device_tag, kernel_data_type);
+  CheckDynamicInputsStay(conf, inputs, device_tag);
 
   for (const auto& entry : conf.output()) {
     for (int64_t i = 0; i < entry.second.value_size(); ++i) {

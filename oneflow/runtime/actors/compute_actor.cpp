@@ -165,7 +165,10 @@ class ComputeActor final : public Actor {
     }
     ShapedKernel* found = nullptr;
     for (ShapedKernel& shaped : slot.shaped) {
-      if (std::equal(shapes.begin(), shapes.end(), shaped.shapes.begin())) { found = &shaped; }
+      if (std::equal(shapes.begin(), shapes.end(), shaped.shapes.begin())) {
+        found = &shaped;
+        break;
+      }
     }
     if (found == nullptr) {
       if (slot.shaped.size() == kKeptShapedKernels) { slot.shaped.erase(slot.shaped.begin()); }
@@ -187,16 +190,11 @@ class ComputeActor final : public Actor {
       desc.shape = input_shapes[i];
       inputs[slot.bindings[i].key] = desc;
     }
-    std::string described;
-    for (const auto& entry : inputs) {
-      described += (described.empty() ? "" : ", ") + entry.first + " " +
-                   entry.second.shape.ToString();
-    }
     InferContext infer(op, inputs, bound.parallel_context());
     try {
       OpRegistry::Instance().Get(op.op_type()).infer(infer);
     } catch (Error& error) {
-      error.AddContext("for its inputs' shapes in this run (" + described +
+      error.AddContext("for its inputs' shapes in this run (" + DescribeShapes(inputs) +
                        "), which depend on the data");
       throw;
     }
@@ -212,7 +210,7 @@ class ComputeActor final : public Actor {
       if (!fits) {
         throw Error(ErrorKind::kValue)
             << "op '" << op.name() << "' (" << op.op_type() << "): its inputs in this run ("
-            << described << ") make output '" << key << "' " << desc.shape.ToString()
+            << DescribeShapes(inputs) << ") make output '" << key << "' " << desc.shape.ToString()
             << ", but that output is "
             << (slot.bindings[i].dynamic ? "bounded by " : "static ") << limit.ToString()
             << (slot.bindings[i].dynamic ? ""
@@ -226,6 +224,16 @@ class ComputeActor final : public Actor {
         std::make_unique<KernelInitContext>(op, std::move(descs), bound.parallel_context());
     shaped.kernel = slot.factory(*shaped.init_context);
     return shaped;
+  }
+
+  // "a_0 (3, 4), b_0 (4,)": for error messages.
+  static std::string DescribeShapes(const std::map<std::string, BlobDesc>& descs) {
+    std::string described;
+    for (const auto& entry : descs) {
+      described += (described.empty() ? "" : ", ") + entry.first + " " +
+                   entry.second.shape.ToString();
+    }
+    return described;
   }
 
   std::vector<KernelSlot> kernels_;
