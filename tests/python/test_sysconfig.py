@@ -57,3 +57,13 @@ def test_oneflow_03_sysconfig_names():
     for name in ("get_include", "get_compile_flags", "get_link_flags"):
         with pytest.raises(NotImplementedError, match=name):
             getattr(flow.sysconfig, name)()
+
+
+@pytest.mark.parametrize("gpus_in_use, expected", [(0, "cpu"), (2, "gpu")])
+def test_gpu_placements_stay_on_gpus_in_use(monkeypatch, gpus_in_use, expected):
+    """A "gpu" placement runs on the CPU devices only when no GPU is in use; with GPUs in use
+    it stays a gpu placement (the compiler then puts its ops on the GPUs)."""
+    monkeypatch.setattr(flow.sysconfig, "gpus_in_use", lambda: gpus_in_use)
+    flow.clear_default_session()
+    assert flow.scope.placement("gpu", "0:0-1").device_tag == expected
+    assert flow.scope.placement("cpu", "0:0").device_tag == "cpu"

@@ -9,6 +9,7 @@ class Placement:
     """A placement scope; usable as a context manager (`with flow.scope.placement(...)`)."""
 
     def __init__(self, device_tag, device_names):
+        from oneflow import sysconfig
         from oneflow.framework import session as session_util
 
         if device_tag not in ("cpu", "gpu"):
@@ -20,7 +21,7 @@ class Placement:
             raise ValueError(
                 "placement devices must be strings like '0:0' or '0:0-3', got %r" % (device_names,)
             )
-        if device_tag == "gpu":
+        if device_tag == "gpu" and sysconfig.gpus_in_use() == 0:
             session_util.default_session().note_gpu_mapped_to_cpu()
             device_tag = "cpu"
         self.device_tag = device_tag
