@@ -73,6 +73,20 @@ AttrValue ToAttrValue<std::vector<std::string>>(const std::vector<std::string>& 
   for (const std::string& item : value) { attr.mutable_list_string_value()->add_value(item); }
   return attr;
 }
+template <>
+AttrValue ToAttrValue<std::vector<Shape>>(const std::vector<Shape>& value) {
+  AttrValue attr;
+  attr.mutable_list_shape_value();  // set the oneof even for an empty list
+  for (const Shape& item : value) { *attr.mutable_list_shape_value()->add_value() = item.ToProto(); }
+  return attr;
+}
+template <>
+AttrValue ToAttrValue<std::vector<DataType>>(const std::vector<DataType>& value) {
+  AttrValue attr;
+  attr.mutable_list_data_type_value();  // set the oneof even for an empty list
+  for (DataType item : value) { attr.mutable_list_data_type_value()->add_value(item); }
+  return attr;
+}
 
 template <>
 int64_t FromAttrValue<int64_t>(const AttrValue& value) {
@@ -122,6 +136,22 @@ std::vector<std::string> FromAttrValue<std::vector<std::string>>(const AttrValue
   const auto& list = value.list_string_value().value();
   return std::vector<std::string>(list.begin(), list.end());
 }
+template <>
+std::vector<Shape> FromAttrValue<std::vector<Shape>>(const AttrValue& value) {
+  CheckCase(value, AttrValue::kListShapeValue);
+  std::vector<Shape> shapes;
+  for (const ShapeProto& item : value.list_shape_value().value()) { shapes.emplace_back(item); }
+  return shapes;
+}
+template <>
+std::vector<DataType> FromAttrValue<std::vector<DataType>>(const AttrValue& value) {
+  CheckCase(value, AttrValue::kListDataTypeValue);
+  std::vector<DataType> data_types;
+  for (int item : value.list_data_type_value().value()) {
+    data_types.push_back(static_cast<DataType>(item));
+  }
+  return data_types;
+}
 
 std::string AttrTypeName(AttrValue::ValueCase value_case) {
   switch (value_case) {
@@ -134,7 +164,20 @@ std::string AttrTypeName(AttrValue::ValueCase value_case) {
     case AttrValue::kListInt64Value: return "list_int64";
     case AttrValue::kListDoubleValue: return "list_double";
     case AttrValue::kListStringValue: return "list_string";
+    case AttrValue::kListShapeValue: return "list_shape";
+    case AttrValue::kListDataTypeValue: return "list_data_type";
     default: return "unset";
+  }
+}
+
+int64_t AttrListSize(const AttrValue& value) {
+  switch (value.value_case()) {
+    case AttrValue::kListInt64Value: return value.list_int64_value().value_size();
+    case AttrValue::kListDoubleValue: return value.list_double_value().value_size();
+    case AttrValue::kListStringValue: return value.list_string_value().value_size();
+    case AttrValue::kListShapeValue: return value.list_shape_value().value_size();
+    case AttrValue::kListDataTypeValue: return value.list_data_type_value().value_size();
+    default: return 0;
   }
 }
 
@@ -150,6 +193,20 @@ std::string AttrValueToString(const AttrValue& value) {
       std::string text = "[";
       for (int64_t item : value.list_int64_value().value()) {
         text += (text.size() > 1 ? ", " : "") + std::to_string(item);
+      }
+      return text + "]";
+    }
+    case AttrValue::kListShapeValue: {
+      std::string text = "[";
+      for (const ShapeProto& item : value.list_shape_value().value()) {
+        text += (text.size() > 1 ? ", " : "") + Shape(item).ToString();
+      }
+      return text + "]";
+    }
+    case AttrValue::kListDataTypeValue: {
+      std::string text = "[";
+      for (int item : value.list_data_type_value().value()) {
+        text += (text.size() > 1 ? ", " : "") + DataTypeName(static_cast<DataType>(item));
       }
       return text + "]";
     }

@@ -38,7 +38,8 @@ struct ArgumentDef {
   std::string name;
   bool optional = false;
   bool variadic = false;  // one or more blobs
-  // A variadic output: as many blobs as the op has of this input argument.
+  // A variadic output: as many blobs as the op has of this input argument, or as the list
+  // attribute of this name has entries.
   std::string count_from;
 };
 
@@ -95,7 +96,8 @@ class OpDefBuilder {
   OpDefBuilder& VariadicInput(const std::string& name, bool optional = false);
   OpDefBuilder& Output(const std::string& name);
   OpDefBuilder& OptionalOutput(const std::string& name);
-  // An output of as many blobs as the op is given for input `count_from` (e.g. split_like).
+  // An output of as many blobs as the op is given for input `count_from` (e.g. split_like), or
+  // as list attribute `count_from` has entries.
   OpDefBuilder& VariadicOutput(const std::string& name, const std::string& count_from);
   template <typename T>
   OpDefBuilder& Attr(const std::string& name, const T& default_value) {

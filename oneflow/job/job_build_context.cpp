@@ -83,7 +83,13 @@ void JobBuildContext::CheckAndFillArguments(OperatorConf& conf) const {
   }
   for (const ArgumentDef& argument : def.outputs) {
     if (argument.optional || conf.output().count(argument.name)) { continue; }
-    const int64_t count = argument.count_from.empty() ? 1 : InputCount(conf, argument.count_from);
+    int64_t count = 1;
+    if (def.FindInput(argument.count_from) != nullptr) {
+      count = InputCount(conf, argument.count_from);
+    } else if (!argument.count_from.empty()) {
+      auto attr = conf.attr().find(argument.count_from);
+      count = attr == conf.attr().end() ? 0 : AttrListSize(attr->second);
+    }
     for (int64_t index = 0; index < count; ++index) {
       (*conf.mutable_output())[argument.name].add_value(MakeLbn(conf.name(), argument.name, index));
     }

@@ -46,7 +46,7 @@ from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import ctc_loss, smooth_l1_loss  # noqa: F401
 from oneflow.ops.extra_array_ops import (  # noqa: F401
     amp_white_identity, cast_to_static_shape, constant_scalar, dynamic_reshape, elem_cnt,
-    identity_n, masked_fill, repeat, tensor_scatter_nd_update,
+    identity_n, masked_fill, repeat, sync_dynamic_resize, tensor_scatter_nd_update,
 )
 from oneflow.ops.extra_math_ops import (  # noqa: F401
     count_not_finite, diag, multi_count_not_finite,
@@ -95,6 +95,22 @@ image_decode = image.decode
 image_flip = image.flip
 image_normalize = image.normalize
 image_batch_align = image.batch_align
+
+
+def dtypes():
+    """The data types blobs can have (OneFlow 0.3's flow.dtypes())."""
+    from oneflow.framework import dtypes as types
+
+    return [types.int8, types.float32, types.float64, types.float16, types.int32, types.int64,
+            types.uint8]
+
+
+def fixed_placement(device_tag, machine_device_ids):
+    """OneFlow 0.2's name of flow.scope.placement, kept by 0.3 (deprecated)."""
+    return scope.placement(device_tag, machine_device_ids)
+
+
+device_prior_placement = fixed_placement
 
 
 def current_scope():

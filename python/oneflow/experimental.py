@@ -36,6 +36,34 @@ def unique_with_counts(x, out_idx=None, name=None):
     return tuple(outputs[key][0] for key in ("y", "idx", "count", "num_unique"))
 
 
+def indexed_slices_reduce_sum(indices, values, name=None):
+    """Sums the rows of `values` that share an index: (y_indices, y_values, num_unique) with
+    the distinct indices in order of first appearance, each one's summed row and how many there
+    are ((1,) int64); y_indices and y_values keep indices' length, padded with zeros. `values`
+    has indices' shape followed by the row's."""
+    from oneflow.framework import dtypes, op_builder
+    from oneflow.ops import array_ops, index_ops
+
+    op = "indexed_slices_reduce_sum"
+    op_builder.check_blob(values, op, "values")
+    index_ops._check_indices(indices, op, "indices")
+    index_shape, value_shape = tuple(indices.shape), tuple(values.shape)
+    if value_shape[:len(index_shape)] != index_shape:
+        raise ValueError("%s: values %s must start with the shape of indices %s"
+                         % (op, value_shape, index_shape))
+    count = 1
+    for dim in index_shape:
+        count *= dim
+    prefix = None if name is None else name + "-"
+    flat = array_ops.reshape(indices, (count,), name=prefix and prefix + "indices")
+    y, idx, _, num_unique = unique_with_counts(flat, out_idx=dtypes.int64,
+                                               name=prefix and prefix + "unique")
+    rows = array_ops.reshape(values, (count,) + value_shape[len(index_shape):],
+                             name=prefix and prefix + "values")
+    y_values = index_ops.unsorted_segment_sum(rows, idx, count, name=prefix and prefix + "sum")
+    return y, y_values, num_unique
+
+
 def get_interface_blob_value(op_name):
     """The value of the variable `op_name` (OneFlow 0.3 reads interface blobs, variables among
     them, by op name) as a numpy array."""

@@ -329,3 +329,42 @@ def test_slices_of_dynamic_rows_clamp_to_each_run():
         gradient[selected, 1:3] = 2 * w[selected, 1:3]
         w = w - 0.1 * gradient
         np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype, size_dtype", [(flow.float32, flow.int32),
+                                               (flow.int64, flow.int64),
+                                               (flow.double, flow.int64)])
+def test_sync_dynamic_resize_keeps_the_first_rows(dtype, size_dtype):
+    flow.clear_default_session()
+    seen = {}
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((10, 3), dtype=dtype),
+            size: tp.Numpy.Placeholder((1,), dtype=size_dtype)):
+        rows = flow.sync_dynamic_resize(x, size)
+        seen["rows"] = rows
+        return rows, flow.math.reduce_sum(rows, axis=0)
+
+    rng = np.random.RandomState(6)
+    x = (rng.rand(10, 3) * 10).astype(dtype.numpy_dtype)
+    for size in (4, 0, 10, 1):
+        rows, column_sums = job(x, np.array([size], size_dtype.numpy_dtype)).get()
+        np.testing.assert_array_equal(rows.numpy_list()[0], x[:size])
+        np.testing.assert_allclose(column_sums.numpy(), x[:size].sum(axis=0), rtol=1e-6)
+    assert seen["rows"].is_dynamic and seen["rows"].shape == (10, 3)
+    with pytest.raises(ValueError, match=r"sync_dynamic_resize: size 11 is outside \[0, 10\]"):
+        job(x, np.array([11], size_dtype.numpy_dtype)).get()
+    rows, _ = job(x, np.array([2], size_dtype.numpy_dtype)).get()  # the job still runs
+    np.testing.assert_array_equal(rows.numpy(), x[:2])
+
+
+def test_sync_dynamic_resize_on_two_devices_is_refused():
+    flow.clear_default_session()
+    with pytest.raises(NotImplementedError, match="sync_dynamic_resize: .* 2 devices"):
+        @flow.global_function()
+        def job(x: tp.Numpy.Placeholder((10, 3)),
+                size: tp.Numpy.Placeholder((1,), dtype=flow.int32)):
+            with flow.scope.placement("cpu", "0:0-1"):
+                return flow.sync_dynamic_resize(x, size)
+
+        job(np.zeros((10, 3), np.float32), np.array([2], np.int32))

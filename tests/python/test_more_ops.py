@@ -457,3 +457,38 @@ def test_unique_with_counts_matches_first_appearance_order(values, out_idx):
     np.testing.assert_array_equal(idx, [order.index(v) for v in values.tolist()])
     np.testing.assert_array_equal(count, [values.tolist().count(v) for v in order]
                                   + [0] * (n - len(order)))
+
+
+@pytest.mark.parametrize("index_shape, row_shape", [((1024,), (8,)), ((6, 4), (3, 2))])
+def test_indexed_slices_reduce_sum_adds_rows_with_the_same_index(index_shape, row_shape):
+    """flow.experimental.indexed_slices_reduce_sum against torch.index_add_ over the distinct
+    indices (in order of first appearance), padded with zeros to the number of indices."""
+    flow.clear_default_session()
+    rng = np.random.RandomState(5)
+    indices = rng.randint(0, 32, index_shape).astype(np.int32)
+    values = rng.rand(*(index_shape + row_shape)).astype(np.float32)
+
+    @flow.global_function()
+    def job(i: tp.Numpy.Placeholder(index_shape, dtype=flow.int32),
+            v: tp.Numpy.Placeholder(values.shape)) -> typing.Tuple[tp.Numpy, tp.Numpy, tp.Numpy]:
+        return flow.experimental.indexed_slices_reduce_sum(i, v)
+
+    y_indices, y_values, num_unique = job(indices, values)
+    flat = indices.reshape(-1)
+    order = list(dict.fromkeys(flat.tolist()))
+    n = flat.size
+    assert num_unique.dtype == np.int64 and num_unique.tolist() == [len(order)]
+    np.testing.assert_array_equal(y_indices, order + [0] * (n - len(order)))
+    position = torch.tensor([order.index(i) for i in flat.tolist()])
+    expected = torch.zeros((n,) + row_shape).index_add_(
+        0, position, torch.from_numpy(values.reshape((n,) + row_shape)))
+    np.testing.assert_allclose(y_values, expected.numpy(), rtol=1e-5, atol=1e-6)
+
+    flow.clear_default_session()
+    with pytest.raises(ValueError, match=r"indexed_slices_reduce_sum: values \(5, 3\) must start"):
+        @flow.global_function()
+        def bad(i: tp.Numpy.Placeholder((4,), dtype=flow.int32),
+                v: tp.Numpy.Placeholder((5, 3))) -> tp.Numpy:
+            return flow.experimental.indexed_slices_reduce_sum(i, v)[1]
+
+        bad(np.zeros((4,), np.int32), np.zeros((5, 3), np.float32))

@@ -213,6 +213,20 @@ CHECKER_CASES["unique_with_counts"] = ("test_more_ops.py",
 CHECKER_CASES["categorical_ordinal_encode"] = ("test_more_ops.py",
                                                "flow.categorical_ordinal_encode")
 
+CHECKER_CASES["sync_dynamic_resize"] = ("test_dynamic_shapes.py", "flow.sync_dynamic_resize")
+# OneFlow 0.3's framework-test ops, built with flow.user_op_builder
+CHECKER_CASES.update({
+    op: ("test_fixture_ops.py", '"%s"' % op) for op in [
+        "ccrelu", "cpu_only_relu_test", "TestReshape", "TestReshape4KeepHeaderOnly",
+        "TestSource", "TestSourceMultiGpuFixedOutNum", "TestDynamicSource", "TestRandomSource",
+        "TestMultiOutputOrder", "TestMultiInput", "TestDataTypeAttr",
+        "TestListDataTypeAndListShapeAndListStringAttr", "test_user_op_attr_auto_type"]})
+CHECKER_CASES.update({  # their gradient ops
+    "ccrelu_grad": ("test_fixture_ops.py", '"ccrelu"'),
+    "TestReshapeLike4KeepHeaderOnly": ("test_fixture_ops.py", '"TestReshape4KeepHeaderOnly"'),
+    "TestMultiInputGrad": ("test_fixture_ops.py", '"TestMultiInput"'),
+})
+
 # quantization-aware training (flow.quantization)
 CHECKER_CASES.update({
     "min_max_observer": ("test_quantization.py", "flow.quantization.min_max_observer"),

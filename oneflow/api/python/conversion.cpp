@@ -149,6 +149,25 @@ AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototyp
           attr.mutable_list_string_value()->add_value(item.cast<std::string>());
         }
         break;
+      case AttrValue::kListShapeValue:
+        attr.mutable_list_shape_value();
+        for (auto item : value) {
+          if (!py::isinstance<py::sequence>(item)) {
+            throw fail("a sequence of shapes (sequences of ints)");
+          }
+          ShapeProto* shape = attr.mutable_list_shape_value()->add_value();
+          for (auto dim : item) {
+            if (!IsInteger(dim)) { throw fail("a sequence of shapes (sequences of ints)"); }
+            shape->add_dim(dim.cast<int64_t>());
+          }
+        }
+        break;
+      case AttrValue::kListDataTypeValue:
+        attr.mutable_list_data_type_value();
+        for (auto item : value) {
+          attr.mutable_list_data_type_value()->add_value(static_cast<DataType>(item.cast<int>()));
+        }
+        break;
       default: OF_CHECK(false) << "attribute '" << attr_name << "' has no declared type";
     }
   } catch (const py::cast_error&) {

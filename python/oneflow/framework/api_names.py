@@ -24,7 +24,7 @@ ONEFLOW_03_NAMES = {
         image_batch_align image_decode image_flip image_normalize image_random_crop
         image_resize image_target_resize in_top_k int32 int64 int8 INVALID_BATCH_AXIS
         INVALID_SPLIT_AXIS kaiming_initializer keras layers linalg load_variables
-        lod_to_dense losses masked_fill math matmul multi_count_not_finite nn nonzero
+        lod_to_dense losses masked_fill math matmul pack unpack multi_count_not_finite nn nonzero
         object_bbox_flip object_bbox_scale object_segmentation_polygon_flip
         object_segmentation_polygon_scale object_segmentation_polygon_to_mask one_hot onerec
         ones ones_initializer ones_like optimizer pad pad_grad parallel_cast pooling
@@ -88,7 +88,8 @@ ONEFLOW_03_NAMES = {
         random_crop Resize resize target_resize
     """,
     "oneflow.experimental": """
-        enable_typing_check get_interface_blob_value logical_slice logical_slice_assign
+        enable_typing_check get_interface_blob_value indexed_slices_reduce_sum logical_slice
+        logical_slice_assign
         set_interface_blob_value square_sum unique_with_counts
     """,
     "oneflow.linalg": "matmul",

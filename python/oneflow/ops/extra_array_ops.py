@@ -111,6 +111,22 @@ def dynamic_reshape(x, shape, name=None):
     return array_ops.reshape(x, shape, name=name)
 
 
+def sync_dynamic_resize(inputs, size, name=None):
+    """The first size[0] rows of `inputs` as a dynamic blob (see flow.argwhere): `size` is a
+    (1,) int32 or int64 blob read when the job runs, at most inputs.shape[0]; `shape` is
+    inputs'. On one device only."""
+    op = "sync_dynamic_resize"
+    op_builder.check_blob(inputs, op, "inputs")
+    index_ops._check_indices(size, op, "size")
+    out = op_builder.add_single_output_op(op, name, "SyncDynamicResize",
+                                          {"in": inputs, "size": size}, {"axis": 0})
+    if not out.is_dynamic:
+        raise NotImplementedError(
+            "sync_dynamic_resize: %s is placed on %d devices; blobs whose shape depends on the "
+            "data are supported on one device only" % (inputs.lbn, out.placement.device_count()))
+    return out
+
+
 def tensor_scatter_nd_update(params, indices, updates, name=None):
     """params with the rows that `indices` (..., K) address replaced by the rows of updates
     (shape indices[:-1] + params[K:]); a row addressed twice takes the later update."""
