@@ -77,7 +77,9 @@ template <>
 AttrValue ToAttrValue<std::vector<Shape>>(const std::vector<Shape>& value) {
   AttrValue attr;
   attr.mutable_list_shape_value();  // set the oneof even for an empty list
-  for (const Shape& item : value) { *attr.mutable_list_shape_value()->add_value() = item.ToProto(); }
+  for (const Shape& item : value) {
+    *attr.mutable_list_shape_value()->add_value() = item.ToProto();
+  }
   return attr;
 }
 template <>

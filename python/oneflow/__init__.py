@@ -59,7 +59,7 @@ from oneflow.ops.initializers import (  # noqa: F401
     xavier_uniform_initializer, zeros_initializer,
 )
 from oneflow import (  # noqa: F401
-    checkpoint, config, data, deprecated, distribute, env, experimental, image, keras, layers,
+    advanced, checkpoint, config, data, deprecated, distribute, env, experimental, image, keras, layers,
     linalg, losses, math, nn, optimizer, quantization, random, regularizers, scope, train, typing,
     unittest,
 )

@@ -193,7 +193,8 @@ def test_data_type_attribute(dtype):
 
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder((10, 10))) -> tp.Numpy:
-        return build("TestDataTypeAttr", {"in": [x]}, attrs={"output_type": getattr(flow, dtype)})[0]
+        return build("TestDataTypeAttr", {"in": [x]},
+                     attrs={"output_type": getattr(flow, dtype)})[0]
 
     out = job(np.random.rand(10, 10).astype(np.float32))
     assert out.dtype == np.dtype(dtype) and out.shape == (10, 10)

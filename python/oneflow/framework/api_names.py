@@ -9,8 +9,8 @@ python/oneflow/python/ops/*.py.
 
 ONEFLOW_03_NAMES = {
     "oneflow": """
-        amp_white_identity argsort argwhere assign batch_unsorted_segment_sum broadcast_like
-        broadcast_to_compatible_with cast cast_to_current_logical_view cast_to_static_shape
+        advanced amp_white_identity argsort argwhere assign batch_unsorted_segment_sum
+        broadcast_like broadcast_to_compatible_with cast cast_to_current_logical_view cast_to_static_shape
         categorical_ordinal_encode checkpoint clamp clear_default_session clip
         clip_by_scalar clip_by_value combined_margin_loss concat config constant
         constant_initializer constant_like constant_pad2d constant_scalar
@@ -87,6 +87,7 @@ ONEFLOW_03_NAMES = {
         batch_align crop_mirror_normalize CropMirrorNormalize decode flip normalize
         random_crop Resize resize target_resize
     """,
+    "oneflow.advanced": "distribute_add distribute_clone distribute_concat distribute_split",
     "oneflow.experimental": """
         enable_typing_check get_interface_blob_value indexed_slices_reduce_sum logical_slice
         logical_slice_assign

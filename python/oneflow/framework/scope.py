@@ -51,6 +51,16 @@ class Placement:
             count += int(last or first) - int(first) + 1
         return count
 
+    def devices(self):
+        """One placement per device, in parallel id order ("0:0-1" -> "0:0", "0:1")."""
+        placements = []
+        for name in self.device_names:
+            machine, devices = name.split(":", 1)
+            first, _, last = devices.partition("-")
+            for device in range(int(first), int(last or first) + 1):
+                placements.append(Placement(self.device_tag, ["%s:%d" % (machine, device)]))
+        return placements
+
     def first_device(self):
         """The placement of this placement's first device alone ("0:2-3" -> "0:2")."""
         machine, devices = self.device_names[0].split(":", 1)
