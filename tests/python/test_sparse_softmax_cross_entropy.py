@@ -59,3 +59,47 @@ def test_gradient_is_softmax_minus_one_hot(label_dtype):
     softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     one_hot = np.eye(4)[labels]
     np.testing.assert_allclose(gradients[1], softmax - one_hot, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("devices, classes", [(2, 7), (4, 1000)])
+def test_logits_split_along_the_classes(devices, classes):
+    """Logits hinted split along the class axis over several devices (OneFlow 0.3's
+    sparse_softmax_cross_entropy_ms, for a classifier too wide for one device) give the loss and
+    gradient of the whole softmax, against torch."""
+    import torch
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
+    rng = np.random.RandomState(devices)
+    labels = rng.randint(0, classes, size=16).astype(np.int64)
+    logits = rng.uniform(-10, 10, size=(16, classes)).astype(np.float32)
+    weight = rng.uniform(0.5, 1.5, size=16).astype(np.float32)
+    grads = {}
+
+    @flow.global_function(type="train")
+    def job(label: tp.Numpy.Placeholder((16,), dtype=flow.int64),
+            x_in: tp.Numpy.Placeholder((16, classes)),
+            w: tp.Numpy.Placeholder((16,))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0"):
+            offset = flow.get_variable("offset", shape=(16, classes),
+                                       initializer=flow.zeros_initializer())
+            x = x_in + offset
+        with flow.scope.placement("cpu", "0:0-%d" % (devices - 1)):
+            loss = flow.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=label.with_distribute(flow.distribute.broadcast()),
+                logits=x.with_distribute(flow.distribute.split(1)))
+        with flow.scope.placement("cpu", "0:0"):
+            flow.watch_diff(offset, lambda blob: grads.setdefault("x", blob.numpy()))
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(
+                loss * w)
+            return flow.identity(loss)
+
+    loss = job(labels, logits, weight)
+    torch_logits = torch.tensor(logits, requires_grad=True)
+    torch_loss = torch.nn.functional.cross_entropy(torch_logits, torch.tensor(labels),
+                                                   reduction="none")
+    (torch_loss * torch.tensor(weight)).sum().backward()
+    np.testing.assert_allclose(loss, torch_loss.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grads["x"], torch_logits.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -1,7 +1,7 @@
 """flow.nn ops."""
 import numbers
 
-from oneflow.framework import op_builder, shapes
+from oneflow.framework import dtypes, op_builder, shapes
 
 
 def _real(value, op_type, attr):
@@ -97,6 +97,33 @@ def softmax(logits, axis=None, name=None):
                                            {"axis": axis % rank})
 
 
+def _class_split_softmax_cross_entropy(labels, logits, name):
+    """sparse_softmax_cross_entropy with the logits split along their class axis over the
+    devices (OneFlow 0.3's sparse_softmax_cross_entropy_ms, for models too wide for one
+    device): logsumexp(logits) - logits[label], from ops that take the class-split layout (the
+    maximum and the sum over the classes become partial results, summed across devices)."""
+    from oneflow import distribute
+    from oneflow.ops import array_ops, index_ops, math_ops, reduce_ops
+
+    def sub(suffix):
+        return None if name is None else "%s-%s" % (name, suffix)
+
+    rank = len(logits.shape)
+    if labels.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError("sparse_softmax_cross_entropy_with_logits: labels must be int32 or int64, "
+                        "got %s" % labels.dtype.name)
+    if tuple(labels.shape) != tuple(logits.shape[:-1]):
+        raise ValueError("sparse_softmax_cross_entropy_with_logits: labels %r must have the shape "
+                         "of logits %r without its class axis"
+                         % (tuple(labels.shape), tuple(logits.shape)))
+    split = array_ops.parallel_cast(logits.with_distribute(distribute.auto()),
+                                    distribute=distribute.split(rank - 1), name=sub("split"))
+    total = reduce_ops.reduce_logsumexp(split, axis=rank - 1, name=sub("logsumexp"))
+    picked = index_ops.batch_gather(split, labels.with_distribute(distribute.auto()), rank - 1,
+                                    rank - 1, name=sub("pick"))
+    return math_ops.subtract(total, picked, name=name)
+
+
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """-log(softmax(logits)[..., label]) for int labels shaped like logits without the class
     axis; labels with a trailing axis of size 1 are squeezed first, as OneFlow 0.3 does."""
@@ -106,6 +133,9 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
         from oneflow.ops import array_ops
 
         labels = array_ops.reshape(labels, tuple(labels.shape[:-1]))
+    hint = logits.distribute_hint
+    if hint is not None and hint.kind == "split" and hint.axis == len(logits.shape) - 1 >= 1:
+        return _class_split_softmax_cross_entropy(labels, logits, name)
     outputs = op_builder.add_op(
         "sparse_softmax_cross_entropy",
         op_builder.op_name(name, "SparseSoftmaxCrossEntropy"),
