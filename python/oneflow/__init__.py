@@ -51,7 +51,9 @@ from oneflow.ops.extra_array_ops import (  # noqa: F401
 from oneflow.ops.extra_math_ops import (  # noqa: F401
     count_not_finite, diag, multi_count_not_finite,
 )
-from oneflow.ops.extra_nn_ops import combined_margin_loss  # noqa: F401
+from oneflow.ops.extra_nn_ops import (  # noqa: F401
+    combined_margin_loss, distributed_partial_fc_sample,
+)
 from oneflow.ops.initializers import (  # noqa: F401
     constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
     kaiming_initializer, ones_initializer, random_normal_initializer, random_uniform_initializer,

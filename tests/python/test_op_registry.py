@@ -213,6 +213,8 @@ CHECKER_CASES["unique_with_counts"] = ("test_more_ops.py",
 CHECKER_CASES["categorical_ordinal_encode"] = ("test_more_ops.py",
                                                "flow.categorical_ordinal_encode")
 
+CHECKER_CASES["distributed_partial_fc_sample"] = ("test_partial_fc.py",
+                                                  "flow.distributed_partial_fc_sample")
 CHECKER_CASES["sync_dynamic_resize"] = ("test_dynamic_shapes.py", "flow.sync_dynamic_resize")
 # OneFlow 0.3's framework-test ops, built with flow.user_op_builder
 CHECKER_CASES.update({

@@ -274,3 +274,22 @@ def fused_self_attention_query_mul_key_and_value(x, head_size, alpha=1.0, name=N
         for i in range(3))
     scores = array_ops.matmul(query, key, transpose_b=True, alpha=alpha, name=name + "-qmk")
     return scores, value
+
+
+def distributed_partial_fc_sample(weight, label, num_sample, name=None):
+    """Partial FC (OneFlow 0.3): keeps num_sample of weight's classes, its rows split over the
+    devices of the current placement (the weight is laid out split along axis 0): each device
+    keeps num_sample / devices classes of its range, the labels' classes first (ascending), then
+    random others. Returns (mapped_label, sampled_label, sampled_weight): each label's position
+    in sampled_label, the kept class ids and their weight rows (gradients flow back into those
+    rows of the weight)."""
+    op = "distributed_partial_fc_sample"
+    op_builder.check_blob(weight, op, "weight")
+    index_ops._check_indices(label, op, "label")
+    if not shapes.is_int(num_sample):
+        raise TypeError("%s: num_sample must be an int, got %r" % (op, num_sample))
+    outputs = op_builder.add_op(op, op_builder.op_name(name, "DistributedPartialFcSample"),
+                                {"weight": weight, "label": label},
+                                {"num_sample": int(num_sample), "seed": random.getrandbits(62)},
+                                mirrored=False)
+    return tuple(outputs[key][0] for key in ("mapped_label", "sampled_label", "sampled_weight"))
