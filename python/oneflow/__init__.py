@@ -16,7 +16,8 @@ from oneflow.framework.function import (  # noqa: F401
 from oneflow.framework.session import clear_default_session, sync_default_session  # noqa: F401
 from oneflow.framework.blob import LazyBlob, LocalBlob  # noqa: F401
 from oneflow.framework.user_op_builder import (  # noqa: F401
-    consistent_user_op_builder, user_op_builder,
+    consistent_user_op_builder, consistent_user_op_module_builder, find_or_create_module,
+    user_op_builder, user_op_module_builder,
 )
 from oneflow.env import eager_execution_enabled, enable_eager_execution  # noqa: F401
 from oneflow.ops.array_ops import (  # noqa: F401

@@ -215,3 +215,42 @@ def test_oneflow_normalization_user_op(train):
         np.testing.assert_allclose(results["user_op"][2],
                                    1 / np.sqrt(x.var(axis=(0, 2, 3)) + 1e-3), rtol=1e-5)
         np.testing.assert_allclose(results["user_op"][3], 0.1 * batch_mean, rtol=1e-5)
+
+
+class _Add(flow.deprecated.nn.Module):
+    """OneFlow 0.3's op module: one add_n op per call, named after the call's number."""
+
+    def __init__(self):
+        flow.deprecated.nn.Module.__init__(self)
+        self.builder = flow.consistent_user_op_module_builder("add_n")
+        self.builder.InputSize("in", 2).Output("out")
+        self.builder.user_op_module.InitOpKernel()
+
+    def forward(self, x, y):
+        return (self.builder.OpName("Add_%d" % self.call_seq_no).Input("in", [x, y]).Build()
+                .InferAndTryRun().RemoteBlobList()[0])
+
+
+def test_op_modules_add_an_op_per_call():
+    flow.clear_default_session()
+    names = []
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((5, 2)), y: tp.Numpy.Placeholder((5, 2))) -> tp.Numpy:
+        with flow.scope.namespace("job"):
+            adder = flow.find_or_create_module("Add", _Add)
+            z = adder(x, y)
+            again = flow.find_or_create_module("Add", _Add, reuse=True)
+            assert again is adder
+            out = again(z, x)
+            names.extend([z.op_name, out.op_name])
+            with pytest.raises(ValueError, match="module 'Add' already exists in this job"):
+                flow.find_or_create_module("Add", _Add)
+            with pytest.raises(ValueError, match=r"input 'in' takes 2 blob\(s\), got 3"):
+                adder.builder.OpName("bad").Input("in", [x, y, z]).Build()
+            return out
+
+    rng = np.random.RandomState(7)
+    x, y = rng.rand(5, 2).astype(np.float32), rng.rand(5, 2).astype(np.float32)
+    np.testing.assert_allclose(job(x, y), 2 * x + y, rtol=1e-6)
+    assert names == ["job-Add_0", "job-Add_1"]

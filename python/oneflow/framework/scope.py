@@ -101,6 +101,7 @@ class ScopeStack:
         self.name_counters = {}
         self.required_sbp = {}  # op name -> {argument key: sbp}, see op_builder.required_sbp
         self.views = ["consistent"]  # logical views entered; the last one is current
+        self.modules = {}  # flow.find_or_create_module's modules of the job, by name
 
     def current_view(self):
         return self.views[-1]

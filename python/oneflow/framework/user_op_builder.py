@@ -131,6 +131,80 @@ def _oneflow_normalization(builder):
     return outputs
 
 
+class _UserOpModule:
+    """OneFlow 0.3's user_op_module of a module builder: kernels are made when the job is
+    compiled, so InitOpKernel has nothing to do."""
+
+    def InitOpKernel(self):
+        return self
+
+
+class UserOpModuleBuilder(UserOpConfBuilder):
+    """OneFlow 0.3's user_op_module_builder(op_type): a builder kept by a flow.deprecated.nn
+    Module and used once per call, each time with its own op name (OpName) and inputs."""
+
+    def __init__(self, op_type, view=None):
+        super().__init__(op_type, view)
+        self.Op(op_type)
+        self.user_op_module = _UserOpModule()
+        self._input_sizes = {}
+
+    def InputSize(self, input_name, input_blob_size):
+        """Declares how many blobs input `input_name` takes (checked when the op is built)."""
+        if isinstance(input_blob_size, bool) or not isinstance(input_blob_size, numbers.Integral):
+            raise TypeError("user_op_module_builder(%r).InputSize(%r): expected an int, got %r"
+                            % (self._op_type, input_name, input_blob_size))
+        self._input_sizes[input_name] = int(input_blob_size)
+        return self
+
+    def OpName(self, op_name):
+        if not isinstance(op_name, str) or not op_name:
+            raise TypeError("user_op_module_builder(%r).OpName: expected a non-empty str, got %r"
+                            % (self._op_type, op_name))
+        self._name = op_name
+        return self
+
+    def Build(self):
+        for name, size in self._input_sizes.items():
+            given = len(self._inputs.get(name, []))
+            if given != size:
+                raise ValueError("user_op_module_builder(%r): input %r takes %d blob(s), got %d"
+                                 % (self._op_type, name, size, given))
+        return super().Build()
+
+
+def user_op_module_builder(op_type_name):
+    return UserOpModuleBuilder(op_type_name)
+
+
+def consistent_user_op_module_builder(op_type_name):
+    return UserOpModuleBuilder(op_type_name, view=False)
+
+
+def find_or_create_module(module_name, create, reuse=False):
+    """The module called `module_name` in the job being traced, made by create() the first
+    time. Asking again for a name already made in this job needs reuse=True."""
+    from oneflow.deprecated import Module
+    from oneflow.framework import op_builder
+
+    if not callable(create):
+        raise TypeError("find_or_create_module(%r): create must be callable, got %r"
+                        % (module_name, create))
+    session = op_builder.current_job()
+    modules = session.scope.modules
+    if module_name in modules:
+        if not reuse:
+            raise ValueError("find_or_create_module: module %r already exists in this job; pass "
+                             "reuse=True to use it again" % module_name)
+        return modules[module_name]
+    module = create()
+    if not isinstance(module, Module):
+        raise TypeError("find_or_create_module(%r): create() must return a "
+                        "flow.deprecated.nn.Module, got %r" % (module_name, module))
+    modules[module_name] = module
+    return module
+
+
 def user_op_builder(op_name):
     """A builder of one op of the current logical view."""
     return UserOpConfBuilder(op_name)
