@@ -233,6 +233,8 @@ def test_list_attributes_are_checked():
             "string_list": ["a"]}
     with pytest.raises(TypeError, match="out_shapes.*shapes"):
         trace(dict(good, out_shapes=[1, 2, 3]))
+    with pytest.raises(TypeError, match=r"out_types.*a sequence of dtypes"):
+        trace(dict(good, out_types=[1.5, 2.5, 3.5]))
     with pytest.raises(ValueError, match="out_shapes and out_types must have 3"):
         trace(dict(good, out_types=[flow.float] * 2))
     with pytest.raises(ValueError, match="string_list must not be empty"):

@@ -165,6 +165,7 @@ AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototyp
       case AttrValue::kListDataTypeValue:
         attr.mutable_list_data_type_value();
         for (auto item : value) {
+          if (!IsInteger(item)) { throw fail("a sequence of dtypes (flow.float32, ...)"); }
           attr.mutable_list_data_type_value()->add_value(static_cast<DataType>(item.cast<int>()));
         }
         break;
