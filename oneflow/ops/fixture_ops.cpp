@@ -31,12 +31,30 @@ void InferRelu(InferContext& ctx, const char* op_type) {
   ctx.Output("out") = in;
 }
 
-void SplitFirstAxis(SbpContext& ctx) {
-  if (ctx.LogicalInput("in").shape.num_axes() > 0) {
-    ctx.NewSignature().SplitAllInputs(0).SplitAllOutputs(0).Build();
+// `out` described like input `a`, which input `b` must match in shape and dtype.
+void InferMatching(InferContext& ctx, const char* op_type, const char* a, const char* b,
+                   const char* out) {
+  const BlobDesc& first = ctx.Input(a);
+  const BlobDesc& second = ctx.Input(b);
+  CheckFloat(op_type, a, first);
+  if (!(first.shape == second.shape) || first.data_type != second.data_type) {
+    throw Error(ErrorKind::kValue) << op_type << ": " << b << " " << second.ToString()
+                                   << " must match " << a << " " << first.ToString();
+  }
+  ctx.Output(out) = first;
+}
+
+// Every argument split along axis 0 when `argument` has more than `min_axes` axes, or along
+// any of its axes (every_axis), and all broadcast.
+void SplitAlongAxes(SbpContext& ctx, const char* argument, int64_t min_axes, bool every_axis) {
+  const int64_t axes = ctx.LogicalInput(argument).shape.num_axes();
+  for (int64_t axis = 0; axes > min_axes && axis < (every_axis ? axes : 1); ++axis) {
+    ctx.NewSignature().SplitAllInputs(axis).SplitAllOutputs(axis).Build();
   }
   ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
 }
+
+void SplitFirstAxis(SbpContext& ctx) { SplitAlongAxes(ctx, "in", 0, false); }
 
 void BroadcastOnly(SbpContext& ctx) {
   ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
@@ -78,22 +96,8 @@ REGISTER_OP("ccrelu_grad")
     .Input("y")
     .Input("dy")
     .Output("dx")
-    .SetInferFn([](InferContext& ctx) {
-      const BlobDesc& y = ctx.Input("y");
-      const BlobDesc& dy = ctx.Input("dy");
-      CheckFloat("ccrelu_grad", "y", y);
-      if (!(y.shape == dy.shape) || y.data_type != dy.data_type) {
-        throw Error(ErrorKind::kValue) << "ccrelu_grad: dy " << dy.ToString()
-                                       << " must match y " << y.ToString();
-      }
-      ctx.Output("dx") = y;
-    })
-    .SetSbpFn([](SbpContext& ctx) {
-      if (ctx.LogicalInput("y").shape.num_axes() > 0) {
-        ctx.NewSignature().SplitAllInputs(0).SplitAllOutputs(0).Build();
-      }
-      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
-    })
+    .SetInferFn([](InferContext& ctx) { InferMatching(ctx, "ccrelu_grad", "y", "dy", "dx"); })
+    .SetSbpFn([](SbpContext& ctx) { SplitAlongAxes(ctx, "y", 0, false); })
     .NonDifferentiable();
 
 REGISTER_OP("cpu_only_relu_test")
@@ -196,34 +200,15 @@ REGISTER_OP("TestMultiOutputOrder")
       ctx.Output("out1") = in;
       ctx.Output("out2") = BlobDesc{Shape(dims), in.data_type};
     })
-    .SetSbpFn([](SbpContext& ctx) {
-      if (ctx.LogicalInput("in").shape.num_axes() > 1) {
-        ctx.NewSignature().SplitAllInputs(0).SplitAllOutputs(0).Build();
-      }
-      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
-    })
+    .SetSbpFn([](SbpContext& ctx) { SplitAlongAxes(ctx, "in", 1, false); })
     .NonDifferentiable();
 
 REGISTER_OP("TestMultiInput")
     .Input("x1")
     .Input("x2")
     .Output("y")
-    .SetInferFn([](InferContext& ctx) {
-      const BlobDesc& x1 = ctx.Input("x1");
-      const BlobDesc& x2 = ctx.Input("x2");
-      CheckFloat("TestMultiInput", "x1", x1);
-      if (!(x1.shape == x2.shape) || x1.data_type != x2.data_type) {
-        throw Error(ErrorKind::kValue) << "TestMultiInput: x2 " << x2.ToString()
-                                       << " must match x1 " << x1.ToString();
-      }
-      ctx.Output("y") = x1;
-    })
-    .SetSbpFn([](SbpContext& ctx) {
-      for (int64_t axis = 0; axis < ctx.LogicalInput("x1").shape.num_axes(); ++axis) {
-        ctx.NewSignature().SplitAllInputs(axis).SplitAllOutputs(axis).Build();
-      }
-      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
-    })
+    .SetInferFn([](InferContext& ctx) { InferMatching(ctx, "TestMultiInput", "x1", "x2", "y"); })
+    .SetSbpFn([](SbpContext& ctx) { SplitAlongAxes(ctx, "x1", 0, true); })
     .SetGradFn([](GradContext& ctx) {
       if (!ctx.NeedInputGrad("x1") && !ctx.NeedInputGrad("x2")) { return; }
       const std::string x1_diff = ctx.AddOp("grad",
@@ -248,12 +233,7 @@ REGISTER_OP("TestMultiInputGrad")
       ctx.Output("x1_diff") = ctx.Input("x1");
       ctx.Output("x2_diff") = ctx.Input("x2");
     })
-    .SetSbpFn([](SbpContext& ctx) {
-      for (int64_t axis = 0; axis < ctx.LogicalInput("x1").shape.num_axes(); ++axis) {
-        ctx.NewSignature().SplitAllInputs(axis).SplitAllOutputs(axis).Build();
-      }
-      ctx.NewSignature().BroadcastAllInputs().BroadcastAllOutputs().Build();
-    })
+    .SetSbpFn([](SbpContext& ctx) { SplitAlongAxes(ctx, "x1", 0, true); })
     .NonDifferentiable();
 
 REGISTER_OP("TestDataTypeAttr")

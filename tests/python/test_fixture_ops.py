@@ -22,17 +22,19 @@ def build(op_type, inputs=None, outputs=(("out", 1),), attrs=None, name=None):
     return builder.Build().InferAndTryRun().RemoteBlobList()
 
 
-def train_through(op_type, x, loss_weight, attrs=None):
-    """x -> op (its input "in") -> sum(out * loss_weight), one SGD step at rate 0; returns the
-    output and the gradient reaching x."""
+def train_through(op_type, x, loss_weight, attrs=None, devices=1):
+    """x -> op (its input "in", on `devices` devices) -> sum(out * loss_weight), one SGD step
+    at rate 0; returns the output and the gradient reaching x."""
     flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
     grads = {}
 
     @flow.global_function(type="train")
     def job(x_in: tp.Numpy.Placeholder(x.shape), weight: tp.Numpy.Placeholder(loss_weight.shape)
             ) -> tp.Numpy:
         offset = flow.get_variable("offset", shape=x.shape, initializer=flow.zeros_initializer())
-        out = build(op_type, {"in": [x_in + offset]}, attrs=attrs)[0]
+        with flow.scope.placement("cpu", "0:0-%d" % (devices - 1)):
+            out = build(op_type, {"in": [x_in + offset]}, attrs=attrs)[0]
         flow.watch_diff(offset, lambda blob: grads.setdefault("x", blob.numpy()))
         flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(
             flow.math.reduce_sum(out * weight))
@@ -42,11 +44,12 @@ def train_through(op_type, x, loss_weight, attrs=None):
     return out, grads["x"]
 
 
-def test_ccrelu_forward_and_gradient():
+@pytest.mark.parametrize("devices", [1, 2])
+def test_ccrelu_forward_and_gradient(devices):
     rng = np.random.RandomState(0)
     x = rng.uniform(-1, 1, (5, 2)).astype(np.float32)
     weight = rng.uniform(-1, 1, (5, 2)).astype(np.float32)
-    out, grad = train_through("ccrelu", x, weight)
+    out, grad = train_through("ccrelu", x, weight, devices=devices)
     np.testing.assert_array_equal(out, np.maximum(x, 0))
     np.testing.assert_array_equal(grad, np.where(x > 0, weight, 0))
 
