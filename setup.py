@@ -39,9 +39,18 @@ class CMakeBuild(build_ext):
                 shutil.copy2(path, target_dir)
 
 
+def _package_version():
+    """oneflow.__version__, read from python/oneflow/version.py without importing the package."""
+    scope = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "python", "oneflow",
+                           "version.py")) as f:
+        exec(f.read(), scope)  # noqa: S102 - our own one-line file
+    return scope["__version__"]
+
+
 setup(
     name="oneflow",
-    version="0.1.0",
+    version=_package_version(),
     description="A distributed deep-learning framework with OneFlow 0.3's lazy API",
     license="Apache-2.0",
     package_dir={"": "python"},

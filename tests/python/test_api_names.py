@@ -80,3 +80,17 @@ def test_oneflow_03_internal_module_paths_that_scripts_import():
     x = np.arange(24).reshape(2, 3, 4, 1)
     np.testing.assert_array_equal(
         x.transpose(perm).transpose(transpose_util.get_inversed_perm(perm)), x)
+
+
+def test_version_is_the_implemented_api_level_and_the_packages():
+    # Scripts compare it (e.g. "0.3" <= flow.__version__); setup.py reads the same file.
+    import os
+    import subprocess
+    import sys
+    major, minor = (int(part) for part in flow.__version__.split(".")[:2])
+    assert (major, minor) == (0, 3)
+    setup_py = os.path.join(os.path.dirname(__file__), "..", "..", "setup.py")
+    if os.path.exists(setup_py):
+        reported = subprocess.run([sys.executable, setup_py, "--version"], capture_output=True,
+                                  text=True, timeout=60, cwd=os.path.dirname(setup_py))
+        assert reported.stdout.strip().splitlines()[-1] == flow.__version__, reported.stderr
