@@ -79,18 +79,11 @@ void CheckPlacementDevices(const ParallelConf& conf, const DeviceResource& resou
       }
       continue;
     }
-    if (resource.cpu_device_num > 0 && device.device >= resource.cpu_device_num) {
+    if (device.device >= kMaxCpuDevices) {
       throw Error(ErrorKind::kValue)
           << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names device "
-          << device.device << ", but each machine has " << resource.cpu_device_num
-          << " devices (0-" << resource.cpu_device_num - 1
-          << "; set by flow.config.cpu_device_num / gpu_device_num)";
-    }
-    if (resource.cpu_device_num == 0 && device.device >= kMaxUnconfiguredDevices) {
-      throw Error(ErrorKind::kValue)
-          << "op '" << op_name << "' is placed on " << PlacementToString(conf) << ", which names device "
-          << device.device << "; without flow.config.cpu_device_num(n) device ids must be below "
-          << kMaxUnconfiguredDevices;
+          << device.device << "; CPU device ids must be below " << kMaxCpuDevices
+          << " (each CPU device is a thread of its own)";
     }
   }
 }

@@ -16,9 +16,10 @@ struct DeviceId {
   int64_t device = 0;
 };
 
-// The devices a session may place ops on. cpu_device_num 0 means "not configured": a placement
-// may then name any device id below kMaxUnconfiguredDevices (its thread is created when the Plan
-// starts), as OneFlow 0.3 scripts that use "0:0-3" without flow.config.cpu_device_num expect.
+// The devices a session may place ops on. CPU placements may name any device id below
+// kMaxCpuDevices whatever cpu_device_num says (its thread is created when the Plan starts), as in
+// OneFlow 0.3, whose scripts use "0:0-3" without flow.config.cpu_device_num, or place data readers
+// on "0:0-1" next to one GPU; cpu_device_num (0: not configured) only sizes the default placement.
 // gpu_device_num: the GPUs of each machine that "gpu" placements run on; 0 (no CUDA build, no
 // GPU, or GPUs turned off) makes them run on the CPU devices of the same ids
 // (device_resolution.h).
@@ -27,7 +28,7 @@ struct DeviceResource {
   int64_t cpu_device_num = 0;
   int64_t gpu_device_num = 0;
 };
-constexpr int64_t kMaxUnconfiguredDevices = 64;
+constexpr int64_t kMaxCpuDevices = 64;
 
 // Throws ValueError on a malformed device name ("0:3-1", "x:0", ...), an unknown device tag or
 // a device named twice.

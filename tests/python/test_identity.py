@@ -54,3 +54,22 @@ def test_copy_moves_a_blob_to_the_current_placement():
     x = np.arange(12, dtype=np.float32).reshape(4, 3)
     np.testing.assert_array_equal(job(x), x)
     np.testing.assert_array_equal(seen["dy"], 2 * x)
+
+
+def test_cpu_placements_may_name_devices_beyond_the_configured_count():
+    """OneFlow 0.3 scripts place data readers on cpu "0:0-1" next to one GPU (Wide & Deep's
+    num_dataloader_thread_per_gpu): CPU device ids are not bounded by the configured count."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    flow.config.gpu_device_num(1)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0-1"):
+            y = flow.copy(x) * 2.0 + 1.0
+            assert y.placement.device_names == ["0:0-1"], y.placement.device_names
+        return flow.identity(y)
+
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_array_equal(job(x), x * 2 + 1)

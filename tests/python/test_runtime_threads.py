@@ -94,7 +94,21 @@ def _single_device_config():
     return config
 
 
-def test_placement_on_a_device_that_does_not_exist():
+def test_placement_on_a_device_id_out_of_range():
+    flow.config.cpu_device_num(2)
+
+    @flow.global_function(function_config=_single_device_config())
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:70"):
+            return flow.math.relu(x, name="far_relu")
+
+    with pytest.raises(ValueError) as info:
+        job(np.ones(3, np.float32))
+    message = str(info.value)
+    assert "far_relu" in message and '"0:70"' in message and "below 64" in message
+
+
+def test_placement_beyond_the_configured_device_count_runs_on_a_thread_of_its_own():
     flow.config.cpu_device_num(2)
 
     @flow.global_function(function_config=_single_device_config())
@@ -102,10 +116,8 @@ def test_placement_on_a_device_that_does_not_exist():
         with flow.scope.placement("cpu", "0:3"):
             return flow.math.relu(x, name="far_relu")
 
-    with pytest.raises(ValueError) as info:
-        job(np.ones(3, np.float32))
-    message = str(info.value)
-    assert "far_relu" in message and '"0:3"' in message and "2 devices" in message
+    x = np.array([-1.0, 0.5, 2.0], np.float32)
+    np.testing.assert_array_equal(job(x), np.maximum(x, 0))
 
 
 def test_placement_on_a_machine_that_does_not_exist():

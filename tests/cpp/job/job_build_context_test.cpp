@@ -107,11 +107,13 @@ TEST(JobBuildContext, PlacementsNamingMissingDevicesAreErrors) {
   DeviceResource resource;
   resource.cpu_device_num = 2;
   JobBuildContext job(test::MakeJobConf("job", false), resource);
+  // As in OneFlow 0.3, CPU devices beyond cpu_device_num are threads of their own, not errors.
+  test::AddInput(job, "beyond", Shape({4}), kFloat, "0:2-3");
   ErrorKind kind;
-  std::string text = ErrorText([&] { test::AddInput(job, "x", Shape({4}), kFloat, "0:3"); }, &kind);
+  std::string text = ErrorText([&] { test::AddInput(job, "x", Shape({4}), kFloat, "0:64"); }, &kind);
   EXPECT_EQ(kind, ErrorKind::kValue);
-  EXPECT_NE(text.find("op 'x' is placed on cpu[\"0:3\"], which names device 3, but each machine "
-                      "has 2 devices"),
+  EXPECT_NE(text.find("op 'x' is placed on cpu[\"0:64\"], which names device 64; CPU device ids "
+                      "must be below 64"),
             std::string::npos)
       << text;
   text = ErrorText([&] { test::AddInput(job, "y", Shape({4}), kFloat, "1:0"); }, &kind);

@@ -1201,12 +1201,12 @@ def split_axis_shorter_than_devices():
     run_job(lambda a: a + 1, P((3,)))
 
 
-@case("ValueError", words=["names device 2"], same_session=False)
+@case("ValueError", words=["names device 64", "must be below 64"], same_session=False)
 def placement_beyond_the_devices():
     flow.config.cpu_device_num(2)
 
     def body(a):
-        with flow.scope.placement("cpu", "0:2-3"):
+        with flow.scope.placement("cpu", "0:64-65"):
             return flow.math.relu(a)
 
     run_job(body, P((4,)))
