@@ -72,6 +72,31 @@ def test_tuning_knobs_are_accepted_and_change_nothing():
     np.testing.assert_allclose(job(np.arange(3, dtype=np.float32)), [1, 3, 5])
 
 
+def test_session_tuning_knobs_of_oneflow_03_are_accepted():
+    """flow.config's GPU/NCCL/RDMA tuning setters (Wide & Deep calls nccl_use_compute_stream)
+    are accepted and leave the job's result unchanged."""
+    flow.clear_default_session()
+    flow.config.gpu_device_num(1)
+    flow.config.nccl_use_compute_stream(True)
+    flow.config.disable_group_boxing_by_dst_parallel(True)
+    flow.config.enable_numa_aware_cuda_malloc_host(True)
+    flow.config.thread_enable_local_message_queue(True)
+    flow.config.max_mdsave_worker_num(4)
+    flow.config.rdma_mem_block_mbyte(8)
+    flow.config.persistence_buf_byte(1 << 20)
+    assert flow.config.legacy_model_io_enabled() is False
+    flow.config.enable_legacy_model_io(True)
+    assert flow.config.legacy_model_io_enabled() is True
+    with pytest.raises(NotImplementedError, match="load_library"):
+        flow.config.load_library_now("libcustom.so")
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        return x * 2 + 1
+
+    np.testing.assert_allclose(job(np.arange(3, dtype=np.float32)), [1, 3, 5])
+
+
 def test_every_tuning_knob_has_a_reason_and_is_callable():
     config = flow.FunctionConfig()
     table = function_config_module._TUNING_NO_OPS

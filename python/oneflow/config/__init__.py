@@ -93,7 +93,28 @@ reserved_device_mem_mbyte = _ignored
 reserved_host_mem_mbyte = _ignored
 enable_tensor_float_32_compute = _ignored
 enable_mem_chain_merge = _ignored
+nccl_use_compute_stream = _ignored
+disable_group_boxing_by_dst_parallel = _ignored
+enable_numa_aware_cuda_malloc_host = _ignored
+enable_fusion = _ignored
+enable_cudnn_conv_heuristic_search_algo = _ignored
+thread_enable_local_message_queue = _ignored
+max_mdsave_worker_num = _ignored
+rdma_mem_block_mbyte = _ignored
+rdma_recv_msg_buf_mbyte = _ignored
+save_downloaded_file_to_local_fs = _ignored
+persistence_buf_byte = _ignored
+
+
+def legacy_model_io_enabled():
+    """Whether flow.config.enable_legacy_model_io(True) was called for this session."""
+    from oneflow.framework import session as session_util
+
+    return bool(session_util.default_session().config.legacy_model_io)
 
 
 def load_library(path):
     raise NotImplementedError("custom op libraries (flow.config.load_library) are not supported yet")
+
+
+load_library_now = load_library
