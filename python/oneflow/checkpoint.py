@@ -350,7 +350,8 @@ def _describe(name, value):
 
 def get(path):
     """The checkpoint at `path` as name -> FileBackedValue (or one FileBackedValue when `path`
-    is a single variable's folder). Each variable's `meta` and file size are checked here."""
+    is a single variable's folder). Each variable's `meta` and file size are checked here;
+    without `meta` (converted checkpoints) the variable's own shape and dtype are used."""
     path = _path_argument(path, "flow.checkpoint.get")
     if not os.path.exists(path):
         raise FileNotFoundError("flow.checkpoint.get: checkpoint %r does not exist" % path)
@@ -368,7 +369,12 @@ def get(path):
         has_meta = os.path.exists(os.path.join(directory, META_FILE))
         if has_data or has_meta:  # a folder with only `meta` lost its data: FileBackedValue says so
             values[entry] = FileBackedValue(directory, entry)
-    if not os.path.exists(os.path.join(path, DONE_FILE)):
+    converted = values and not any(
+        os.path.exists(os.path.join(path, name, META_FILE)) for name in values)
+    if not os.path.exists(os.path.join(path, DONE_FILE)) and not converted:
+        # Folders of bare `out` files (no `meta` anywhere: written by converters such as
+        # OneFlow-Benchmark's convert_tf_ckpt_to_of.py) load as OneFlow 0.3 loads them; a save
+        # of ours always writes `meta`, so one without `snapshot_done` is incomplete.
         if not values:
             raise ValueError(
                 "flow.checkpoint.get: %r is not a checkpoint: it has no variable folders "

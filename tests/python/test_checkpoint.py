@@ -106,6 +106,20 @@ def test_folder_without_meta_takes_shape_and_dtype_from_the_variable(tmp_path):
     np.testing.assert_array_equal(read_a(), A)
 
 
+def test_converted_folder_of_bare_out_files_loads_without_snapshot_done(tmp_path):
+    """OneFlow-Benchmark's convert_tf_ckpt_to_of.py writes only <name>/out files; OneFlow 0.3
+    loads them into variables of the right size (fine-tuning BERT from a TF checkpoint)."""
+    path = tmp_path / "converted"
+    (path / "a").mkdir(parents=True)
+    (path / "a" / "out").write_bytes(A.tobytes())
+    read_a = define_reader("a", (2, 3))
+    flow.train.CheckPoint().load(str(path))
+    np.testing.assert_array_equal(read_a(), A)
+    (path / "a" / "meta").write_text("shape { dim: 2 dim: 3 } data_type: kFloat")
+    with pytest.raises(ValueError, match="not saved completely"):  # a save of ours, interrupted
+        flow.checkpoint.get(str(path))
+
+
 # ---- round trips and when the calls may be made -------------------------------------------------
 
 def test_round_trip_into_a_fresh_session_before_its_first_call(tmp_path):
