@@ -293,6 +293,24 @@ def test_arguments_declared_the_older_way_with_tensor_defs():
     np.testing.assert_array_equal(out[0], 2 * x)
 
 
+def test_local_blob_reductions_are_numpy_scalars():
+    """Scripts compute metrics on what .get() returns (OneFlow's DCGAN: `loss.mean()` printed and
+    summed); as on OneFlow 0.3's ndarray those are numpy scalars."""
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))):
+        return x * 2
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    blob = job(x).get()
+    mean = blob.mean()
+    assert type(mean) is np.float32 and mean == pytest.approx(5.0)
+    assert {mean: "hashable"}[mean] == "hashable"
+    assert type(blob.argmax()) is np.int64 and blob.argmax() == 5
+    assert type(np.sum(blob)) is np.float32 and np.sum(blob) == 30
+    np.testing.assert_array_equal(blob.sum(axis=0), [6, 10, 14])
+    np.testing.assert_array_equal(blob.numpy(), 2 * x)
+
+
 def test_tensor_lists_of_several_tensors_are_refused_clearly():
     """ListListNumpy with several arrays per device (a tensor list, OneFlow 0.3's image tests)
     is not supported: the error says so, whatever the arrays' shapes."""

@@ -290,6 +290,14 @@ class LocalBlob(_StaticShape, np.ndarray):
     ndarray = numpy
     ndarray_list = numpy_list
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """Reductions and arithmetic that end in 0-d give numpy scalars, as on the ndarray that
+        OneFlow 0.3's LocalBlob handed out: `blob.mean()` is an np.float32 (hashable, printable
+        as a number), not a 0-d LocalBlob."""
+        if array.ndim == 0:
+            return array[()]
+        return np.ndarray.__array_wrap__(self, array, context)
+
 
 def as_local_blob(array, parts=None):
     blob = np.asarray(array).view(LocalBlob)
