@@ -68,6 +68,7 @@ from oneflow import (  # noqa: F401
 )
 from oneflow import sysconfig  # noqa: F401
 from oneflow.version import __version__  # noqa: F401
+from oneflow.scope import deprecated_name_scope as name_scope  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 INVALID_SPLIT_AXIS = None

@@ -4,8 +4,11 @@
   is started by the launcher (python -m oneflow.distributed.launch, docs/distributed.md).
 - nn.Module: the base of OneFlow 0.3's op modules (flow.find_or_create_module), objects that
   add an op each time they are called, counting their calls.
+- variable_scope: flow.scope.namespace.
 """
 import types
+
+from oneflow.scope import deprecated_name_scope as variable_scope  # noqa: F401
 
 
 def init_worker(*args, **kwargs):

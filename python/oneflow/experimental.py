@@ -1,6 +1,7 @@
 """oneflow.experimental"""
 from oneflow.ops.shape_ops import logical_slice  # noqa: F401
 from oneflow.ops.variables import logical_slice_assign  # noqa: F401
+from oneflow.scope import deprecated_name_scope as name_scope  # noqa: F401
 from oneflow.framework.api_names import missing_name_hook as _missing_name_hook
 
 

@@ -173,7 +173,7 @@ def test_explicit_initializer_wins_over_the_default():
     ({"constant_conf": {"valu": 1.0}}, ValueError, "no field 'valu'"),
     ({"constant": {"value": 1.0}}, ValueError, "unknown initializer 'constant'"),
     ({"constant_conf": 1.0}, TypeError, "dict of fields"),
-    ("constant_conf", TypeError, "default_initializer_conf takes a dict"),
+    ("constant_conf", TypeError, "default_initializer_conf: an initializer must come from"),
     ({}, TypeError, "default_initializer_conf takes a dict"),
 ])
 def test_bad_default_initializer_conf(conf, error, message):

@@ -119,6 +119,72 @@ def test_random_initialization_is_deterministic_per_name():
     assert not np.array_equal(first[0], first[1])  # different names, different values
 
 
+def _initializer_conf(kind, **fields):
+    import oneflow.core.job.initializer_conf_pb2 as initializer_conf_util
+
+    conf = initializer_conf_util.InitializerConf()
+    getattr(conf, kind).SetInParent()
+    for name, value in fields.items():
+        setattr(getattr(conf, kind), name, value)
+    return conf
+
+
+@pytest.mark.parametrize("given, equivalent", [
+    (lambda: _initializer_conf("truncated_normal_conf", std=0.5),
+     lambda: flow.truncated_normal_initializer(0.0, 0.5)),
+    (lambda: _initializer_conf("random_uniform_conf", min=-2.0, max=3.0),
+     lambda: flow.random_uniform_initializer(-2.0, 3.0)),
+    (lambda: _initializer_conf("constant_conf", value=1.5), lambda: flow.constant_initializer(1.5)),
+    (lambda: _initializer_conf("variance_scaling_conf", scale=2.0, variance_norm=1,
+                               distribution=1, data_format=""),
+     lambda: flow.variance_scaling_initializer(2.0, "fan_out", "random_normal")),
+    (lambda: {"random_normal_conf": {"mean": 1.0, "std": 0.25}},
+     lambda: flow.random_normal_initializer(1.0, 0.25)),
+], ids=["truncated_normal_message", "uniform_message", "constant_message",
+        "variance_scaling_message", "normal_dict"])
+def test_initializer_conf_messages_and_dicts_initialize_as_the_initializer_they_name(
+        given, equivalent):
+    """OneFlow's own AlexNet and VGG16 build InitializerConf messages by hand (layers.dense(...,
+    kernel_initializer=conf)); same name and seed, so the values are the equivalent one's."""
+    def read(initializer):
+        flow.clear_default_session()
+
+        @flow.global_function()
+        def job(x: tp.Numpy.Placeholder((4, 6))) -> Tuple[tp.Numpy, tp.Numpy]:
+            dense = flow.layers.dense(x, 64, kernel_initializer=initializer, name="fc")
+            return dense, flow.get_variable("v", shape=(30, 40), initializer=initializer)
+
+        return job(np.ones((4, 6), np.float32))
+
+    for got, want in zip(read(given()), read(equivalent())):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_bad_initializer_conf_is_named():
+    with pytest.raises(ValueError, match="sets no initializer"):
+        _read_with(_initializer_conf_empty())
+    with pytest.raises(NotImplementedError, match="'range_conf' is not supported"):
+        _read_with(_initializer_conf("range_conf", start=1.0))
+    with pytest.raises(TypeError, match="InitializerConf message or its dict form, got str"):
+        _read_with("zeros")
+
+
+def _initializer_conf_empty():
+    import oneflow.core.job.initializer_conf_pb2 as initializer_conf_util
+
+    return initializer_conf_util.InitializerConf()
+
+
+def _read_with(initializer):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.get_variable("v", shape=(2,), initializer=initializer)
+
+    return job()
+
+
 def test_same_name_in_one_job_is_the_same_variable():
     @flow.global_function()
     def job() -> tp.Numpy:
@@ -157,6 +223,21 @@ def test_namespace_prefixes_variable_names():
 
     np.testing.assert_allclose(job(), [1.0])
     assert names == ["block-v"]
+
+
+@pytest.mark.parametrize("scope", [lambda: flow.name_scope, lambda: flow.experimental.name_scope,
+                                   lambda: flow.deprecated.variable_scope],
+                         ids=["name_scope", "experimental", "variable_scope"])
+def test_oneflow_03_deprecated_name_scopes_are_namespaces(scope):
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        with scope()("outer"):
+            with flow.scope.namespace("inner"):
+                v = flow.get_variable("v", shape=(1,), initializer=flow.constant_initializer(3))
+        assert v.op_name == "outer-inner-v", v.op_name
+        return flow.get_variable("outer-inner-v", shape=(1,))
+
+    np.testing.assert_allclose(job(), [3.0])
 
 
 def test_non_trainable_variable_is_not_updated(sgd):

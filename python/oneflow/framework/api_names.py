@@ -85,12 +85,12 @@ ONEFLOW_03_NAMES = {
     """,
     "oneflow.image": """
         batch_align crop_mirror_normalize CropMirrorNormalize decode flip normalize
-        random_crop Resize resize target_resize
+        random_crop Resize resize target_resize name_scope
     """,
     "oneflow.advanced": "distribute_add distribute_clone distribute_concat distribute_split",
     "oneflow.experimental": """
         enable_typing_check get_interface_blob_value indexed_slices_reduce_sum logical_slice
-        logical_slice_assign
+        logical_slice_assign name_scope
         set_interface_blob_value square_sum unique_with_counts
     """,
     "oneflow.linalg": "matmul",

@@ -288,10 +288,10 @@ class FunctionConfig:
         {"constant_conf": {"value": 1.0}}, {"random_uniform_conf": {"min": 0, "max": 1}},
         {"random_normal_conf" or "truncated_normal_conf": {"mean": 0, "std": 1}} or
         {"variance_scaling_conf": {"scale": 1, "variance_norm": "kFanIn",
-        "distribution": "kTruncatedNormal"}}."""
+        "distribution": "kTruncatedNormal"}}, or that InitializerConf message."""
         from oneflow.ops import initializers
 
-        self._default_initializer = initializers.from_conf(
+        self._default_initializer = initializers.as_initializer(
             conf, "FunctionConfig.default_initializer_conf")
 
     def default_logical_view(self, view):

@@ -152,3 +152,26 @@ def from_conf(conf, what):
                                 ("distribution", _RANDOM_DISTRIBUTIONS)):
             kwargs[argument] = names.get(kwargs[argument], kwargs[argument])
     return make(**kwargs)
+
+
+def as_initializer(value, what):
+    """A variable's initializer from what OneFlow 0.3 accepted there: a flow.*_initializer()
+    result, an InitializerConf message (oneflow.core.job.initializer_conf_pb2) or its dict form
+    ({"truncated_normal_conf": {"std": 0.8}})."""
+    if isinstance(value, InitializerConf):
+        return value
+    descriptor = getattr(value, "DESCRIPTOR", None)
+    if getattr(descriptor, "full_name", None) == "oneflow.InitializerConf":
+        from google.protobuf import json_format
+
+        kind = value.WhichOneof("type")
+        if kind is None:
+            raise ValueError("%s: the InitializerConf message sets no initializer" % what)
+        fields = json_format.MessageToDict(getattr(value, kind), preserving_proto_field_name=True)
+        return from_conf({kind: fields}, what)
+    if isinstance(value, dict):
+        return from_conf(value, what)
+    raise TypeError("%s: an initializer must come from flow.*_initializer(), or be an "
+                    "InitializerConf message or its dict form, got %s"
+                    % (what, type(value).__name__))
+

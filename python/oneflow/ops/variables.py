@@ -36,8 +36,7 @@ def get_variable(
     if initializer is None:  # the job's FunctionConfig.default_initializer_conf, else zeros
         initializer = (session.tracing_job.config._default_initializer
                        or initializers.constant_initializer(0.0))
-    if not isinstance(initializer, initializers.InitializerConf):
-        raise TypeError("get_variable %r: initializer must come from flow.*_initializer" % full_name)
+    initializer = initializers.as_initializer(initializer, "get_variable %r" % full_name)
     seed = initializer.seed if initializer.seed is not None else random_seed
     if seed is None:
         seed = zlib.crc32(full_name.encode("utf-8"))
