@@ -172,6 +172,25 @@ def test_error_in_a_trace_leaves_other_jobs_working():
     np.testing.assert_allclose(good(np.zeros((2, 3), np.float32)), 1.0)
 
 
+def test_error_in_a_trace_is_raised_by_the_save_that_compiles_it(tmp_path):
+    """OneFlow 0.3's session start (CheckPoint().init() then save) compiled every job and failed
+    there; a save never writes a snapshot while a job of the session cannot be built."""
+    @flow.global_function(type="train")
+    def bad(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        v = flow.get_variable("v", shape=(3,), initializer=flow.zeros_initializer())
+        loss = flow.math.reduce_sum(flow.reshape(x + v, (5,)))
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    checkpoint = flow.train.CheckPoint()
+    checkpoint.init()
+    with pytest.raises(ValueError, match="reshape"):
+        checkpoint.save(str(tmp_path / "initial"))
+    assert not (tmp_path / "initial").exists()
+    with pytest.raises(ValueError, match="reshape"):  # the job's own call says it again
+        bad(np.zeros((2, 3), np.float32))
+
+
 def test_zero_dimensional_placeholder():
     @flow.global_function()
     def job(x: tp.Numpy.Placeholder(())) -> tp.Numpy:

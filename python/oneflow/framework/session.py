@@ -203,24 +203,30 @@ class Session:
         self.sync()
         if any(not f.traced and f.trace_error is None for f in self.functions) or (
                 self.cpp is not None and not self.cpp.running):
-            self._trace_untraced_and_start()
+            failed = self._trace_untraced_and_start()
+            if failed:
+                # As OneFlow 0.3's session start (CheckPoint().init(), a save) compiled every
+                # job and failed there, not at the job's first call after a snapshot was written.
+                raise failed[0].trace_error
         if self.cpp is None or not self.cpp.running:
             return None
         return self.cpp
 
     def _trace_untraced_and_start(self):
+        """Returns the functions that failed to trace or start now (their trace_error set)."""
         cpp = self._ensure_cpp()
         untraced = [f for f in self.functions if not f.traced and f.trace_error is None]
         if cpp.running and untraced:
             self.sync()
             cpp.stop()
-        traced_now = []
+        traced_now, failed = [], []
         for function in untraced:
             try:
                 self._trace(function)
                 traced_now.append(function)
             except Exception as error:
                 function.trace_error = error
+                failed.append(function)
         if not cpp.running and any(f.traced for f in self.functions):
             try:
                 cpp.start()
@@ -231,7 +237,9 @@ class Session:
                     cpp.remove_job(function.name)
                     function.traced = False
                     function.trace_error = error
+                failed.extend(traced_now)
                 cpp.start()
+        return failed
 
     def _trace(self, desc):
         from oneflow.framework import function as function_util
