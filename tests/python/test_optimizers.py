@@ -232,13 +232,31 @@ def test_lars():
         schedule(0.5), momentum_beta=0.9, epsilon=1e-9, lars_coefficient=0.01, weight_decay=0.05))
 
     def update(name, v, g, state, t):
-        w_rms, g_rms = np.sqrt(np.mean(v * v)), np.sqrt(np.mean(g * g))
-        denominator = 1e-9 + g_rms + (0.05 * w_rms if t > 1 else 0.0)
-        local_lr = 0.5 * 0.01 * w_rms / denominator
+        # OneFlow's lars_update: lr * c * ||w|| / (eps + ||g|| + wd ||w||), no decay term at
+        # train step 0, and a trust ratio of 1 where a norm is 0.
+        w_norm, g_norm = np.linalg.norm(v), np.linalg.norm(g)
+        denominator = 1e-9 + g_norm + (0.05 * w_norm if t > 1 else 0.0)
+        local_lr = 0.5 * (0.01 * w_norm / denominator if w_norm > 0 and g_norm > 0 else 1.0)
         state["m"] = 0.9 * state.get("m", 0.0) - local_lr * (g + 0.05 * v)
         return v + state["m"]
 
     assert_trajectories(actual, reference(update))
+
+
+def test_lars_on_a_zero_variable_takes_the_plain_learning_rate():
+    """OneFlow-Benchmark's ResNet passes epsilon=0 and starts some gammas at 0: the trust
+    ratio is then 1 (OneFlow's lars_update), not 0/0."""
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(2,), initializer=flow.zeros_initializer())
+        loss = flow.math.reduce_sum(w * x)
+        flow.optimizer.LARS(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                            momentum_beta=0.9, epsilon=0.0, lars_coefficient=0.001).minimize(loss)
+        return w
+
+    x = np.array([1.0, 2.0], np.float32)
+    job(x)
+    np.testing.assert_allclose(job(x), -0.1 * x, rtol=1e-6)  # w after the first step
 
 
 def test_lazy_adam_leaves_zero_gradient_elements_alone():

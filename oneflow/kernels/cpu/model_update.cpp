@@ -288,12 +288,17 @@ class LarsUpdateKernel final : public ModelUpdateKernel<T> {
     T* momentum = ctx.MutableInput("momentum").mut_data<T>();
     T* g = static_cast<T*>(ctx.cpu_device().Scratch(a.n * static_cast<int64_t>(sizeof(T))));
     this->ForEach(ctx, a.n, [a, g](int64_t i) ONEFLOW_PER_ISA_BODY { g[i] = a.Gradient(i); });
-    const double count = static_cast<double>(std::max<int64_t>(a.n, 1));
-    const double model_rms = std::sqrt(SumOfSquares(a.model, a.n) / count);
-    const double gradient_rms = std::sqrt(SumOfSquares(g, a.n) / count);
-    double denominator = epsilon_ + gradient_rms;
-    if (a.step != 0) { denominator += static_cast<double>(a.weight_decay) * model_rms; }
-    const T local_lr = static_cast<T>(a.learning_rate * coefficient_ * model_rms / denominator);
+    // OneFlow's trust ratio over the whole variable's norms; 1 where either norm is 0 (a zero
+    // initialised gamma, an unused variable), which would otherwise be 0/0 with epsilon 0.
+    const double model_norm = std::sqrt(SumOfSquares(a.model, a.n));
+    const double gradient_norm = std::sqrt(SumOfSquares(g, a.n));
+    double trust = 1.0;
+    if (model_norm > 0 && gradient_norm > 0) {
+      double denominator = epsilon_ + gradient_norm;
+      if (a.step != 0) { denominator += static_cast<double>(a.weight_decay) * model_norm; }
+      trust = coefficient_ * model_norm / denominator;
+    }
+    const T local_lr = static_cast<T>(a.learning_rate * trust);
     const T beta = beta_;
     this->ForEach(ctx, a.n, [a, g, momentum, local_lr, beta](int64_t i) ONEFLOW_PER_ISA_BODY {
       momentum[i] = beta * momentum[i] - local_lr * (g[i] + a.weight_decay * a.model[i]);

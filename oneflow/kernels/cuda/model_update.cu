@@ -249,7 +249,7 @@ struct NormUpdateArgs : UpdateInputs<T> {
   double beta1 = 0, beta2 = 0;  // LAMB
   C epsilon = 0;                // LAMB (added to v / (1 - b2^t) in the compute type)
   C momentum_beta = 0;          // LARS
-  double lars_epsilon = 0;      // LARS (added to rms(g) in double)
+  double lars_epsilon = 0;      // LARS (added to |g| in double)
   double lars_coefficient = 0;  // LARS
   double2* partial = nullptr;   // per block of launch 1: (sum model^2, sum direction^2)
   double* factor = nullptr;     // written by launch 2
@@ -366,13 +366,17 @@ __global__ void NormFactorKernel(NormUpdateArgs<T> a, int blocks) {
     if (model_norm > 0.0 && direction_norm > 0.0) { trust_ratio = model_norm / direction_norm; }
     *a.factor = learning_rate * trust_ratio;
   } else {
-    // local_lr = lr coeff rms(model) / (epsilon + rms(g) [+ wd rms(model) after step 0]).
-    const double count = static_cast<double>(a.n > 1 ? a.n : 1);
-    const double model_rms = sqrt(sums.x / count);
-    const double gradient_rms = sqrt(sums.y / count);
-    double denominator = a.lars_epsilon + gradient_rms;
-    if (TrainStep(a) != 0) { denominator += static_cast<double>(a.weight_decay) * model_rms; }
-    *a.factor = learning_rate * a.lars_coefficient * model_rms / denominator;
+    // local_lr = lr coeff |model| / (epsilon + |g| [+ wd |model| after step 0]); lr when
+    // either norm is zero.
+    const double model_norm = sqrt(sums.x);
+    const double gradient_norm = sqrt(sums.y);
+    double trust = 1.0;
+    if (model_norm > 0.0 && gradient_norm > 0.0) {
+      double denominator = a.lars_epsilon + gradient_norm;
+      if (TrainStep(a) != 0) { denominator += static_cast<double>(a.weight_decay) * model_norm; }
+      trust = a.lars_coefficient * model_norm / denominator;
+    }
+    *a.factor = learning_rate * trust;
   }
 }
 
