@@ -361,16 +361,17 @@ def get(path):
     if os.path.isfile(os.path.join(path, DATA_FILE)):
         return FileBackedValue(path, os.path.basename(os.path.normpath(path)))
     values = {}
+    any_meta = False
     for entry in sorted(os.listdir(path)):
         directory = os.path.join(path, entry)
         if not os.path.isdir(directory):
             continue
         has_data = os.path.exists(os.path.join(directory, DATA_FILE))
         has_meta = os.path.exists(os.path.join(directory, META_FILE))
+        any_meta = any_meta or has_meta
         if has_data or has_meta:  # a folder with only `meta` lost its data: FileBackedValue says so
             values[entry] = FileBackedValue(directory, entry)
-    converted = values and not any(
-        os.path.exists(os.path.join(path, name, META_FILE)) for name in values)
+    converted = values and not any_meta
     if not os.path.exists(os.path.join(path, DONE_FILE)) and not converted:
         # Folders of bare `out` files (no `meta` anywhere: written by converters such as
         # OneFlow-Benchmark's convert_tf_ckpt_to_of.py) load as OneFlow 0.3 loads them; a save

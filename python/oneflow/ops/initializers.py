@@ -174,4 +174,3 @@ def as_initializer(value, what):
     raise TypeError("%s: an initializer must come from flow.*_initializer(), or be an "
                     "InitializerConf message or its dict form, got %s"
                     % (what, type(value).__name__))
-
