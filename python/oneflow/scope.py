@@ -12,20 +12,15 @@ def namespace(name):
     return session_util.default_session().scope.namespace(name)
 
 
-_deprecated_name_scope_noted = False
-
-
 def deprecated_name_scope(name):
     """OneFlow 0.3's deprecated spellings of flow.scope.namespace: flow.name_scope,
-    flow.experimental.name_scope and flow.deprecated.variable_scope (said once per process)."""
-    import sys
+    flow.experimental.name_scope and flow.deprecated.variable_scope (a FutureWarning, which
+    Python shows once per calling line)."""
+    import warnings
 
-    global _deprecated_name_scope_noted
-    if not _deprecated_name_scope_noted:
-        _deprecated_name_scope_noted = True
-        print("WARNING: oneflow.name_scope / oneflow.experimental.name_scope / "
-              "oneflow.deprecated.variable_scope will be removed; use oneflow.scope.namespace",
-              file=sys.stderr)
+    warnings.warn("oneflow.name_scope / oneflow.experimental.name_scope / "
+                  "oneflow.deprecated.variable_scope will be removed; use oneflow.scope.namespace",
+                  FutureWarning, stacklevel=2)
     return namespace(name)
 
 
