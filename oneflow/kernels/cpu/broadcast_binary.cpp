@@ -45,11 +45,9 @@ class BroadcastBinaryKernel final : public Kernel {
       return;
     }
     ParallelForRows(ctx, plan.row_count(), row_size, [&](int64_t begin, int64_t end) {
-      int64_t offsets[2];
-      for (int64_t row = begin; row < end; ++row) {
-        plan.RowOffsets(row, offsets);
-        BinaryRow<Functor>(x + offsets[0], plan.row_stride(0), y + offsets[1], plan.row_stride(1),
-                           z + row * row_size, row_size);
+      for (BroadcastPlan::RowCursor row(plan, begin); row.index() < end; row.Next()) {
+        BinaryRow<Functor>(x + row.offset(0), plan.row_stride(0), y + row.offset(1),
+                           plan.row_stride(1), z + row.index() * row_size, row_size);
       }
     });
   }

@@ -9,6 +9,7 @@ BroadcastPlan::BroadcastPlan(const Shape& iteration_shape,
                              const std::vector<Shape>& operand_shapes) {
   const int64_t num_axes = iteration_shape.num_axes();
   const int64_t operand_count = static_cast<int64_t>(operand_shapes.size());
+  OF_CHECK(operand_count <= kMaxOperands);
   // Per operand, its element stride along each iteration axis (0 where it broadcasts). Axes of
   // size 1 are dropped: they never move any offset.
   std::vector<int64_t> dims;
@@ -59,25 +60,33 @@ BroadcastPlan::BroadcastPlan(const Shape& iteration_shape,
       row_strides_[operand] = strides[operand].front();
     }
   }
-  outer_strides_.assign(operand_count, {});
   for (size_t index = dims.size(); index-- > 1;) {
     outer_dims_.push_back(dims[index]);
     row_count_ *= dims[index];
     for (int64_t operand = 0; operand < operand_count; ++operand) {
-      outer_strides_[operand].push_back(strides[operand][index]);
+      outer_strides_.push_back(strides[operand][index]);
     }
   }
 }
 
 void BroadcastPlan::RowOffsets(int64_t row, int64_t* offsets) const {
-  const int64_t operand_count = static_cast<int64_t>(row_strides_.size());
+  const int64_t operand_count = this->operand_count();
   for (int64_t operand = 0; operand < operand_count; ++operand) { offsets[operand] = 0; }
   for (size_t axis = outer_dims_.size(); axis-- > 0;) {
     int64_t index = row % outer_dims_[axis];
     row /= outer_dims_[axis];
     for (int64_t operand = 0; operand < operand_count; ++operand) {
-      offsets[operand] += index * outer_strides_[operand][axis];
+      offsets[operand] += index * outer_strides_[axis * operand_count + operand];
     }
+  }
+}
+
+BroadcastPlan::RowCursor::RowCursor(const BroadcastPlan& plan, int64_t row)
+    : plan_(plan), row_(row), axis_index_(plan.outer_dims_.size(), 0) {
+  plan.RowOffsets(row, offsets_);
+  for (size_t axis = axis_index_.size(); axis-- > 0;) {
+    axis_index_[axis] = row % plan.outer_dims_[axis];
+    row /= plan.outer_dims_[axis];
   }
 }
 
@@ -86,11 +95,9 @@ void SumByPlan(const BroadcastPlan& plan, const T* in, T* out, int64_t out_count
   for (int64_t i = 0; i < out_count; ++i) { out[i] = T(0); }
   const int64_t row_size = plan.row_size();
   const bool row_summed = plan.row_stride(0) == 0;
-  for (int64_t row = 0; row < plan.row_count(); ++row) {
-    int64_t out_offset = 0;
-    plan.RowOffsets(row, &out_offset);
-    const T* __restrict__ in_row = in + row * row_size;
-    T* __restrict__ out_row = out + out_offset;
+  for (BroadcastPlan::RowCursor row(plan, 0); row.index() < plan.row_count(); row.Next()) {
+    const T* __restrict__ in_row = in + row.index() * row_size;
+    T* __restrict__ out_row = out + row.offset(0);
     if (row_summed) {
       T sum = T(0);
       for (int64_t i = 0; i < row_size; ++i) { sum += in_row[i]; }
@@ -105,11 +112,9 @@ template <typename T>
 void BroadcastByPlan(const BroadcastPlan& plan, const T* in, T* out) {
   const int64_t row_size = plan.row_size();
   const bool row_repeated = plan.row_stride(0) == 0;
-  for (int64_t row = 0; row < plan.row_count(); ++row) {
-    int64_t in_offset = 0;
-    plan.RowOffsets(row, &in_offset);
-    const T* __restrict__ in_row = in + in_offset;
-    T* __restrict__ out_row = out + row * row_size;
+  for (BroadcastPlan::RowCursor row(plan, 0); row.index() < plan.row_count(); row.Next()) {
+    const T* __restrict__ in_row = in + row.offset(0);
+    T* __restrict__ out_row = out + row.index() * row_size;
     if (row_repeated) {
       const T value = *in_row;
       for (int64_t i = 0; i < row_size; ++i) { out_row[i] = value; }

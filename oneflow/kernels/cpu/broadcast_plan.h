@@ -17,6 +17,9 @@ namespace oneflow {
 
 class BroadcastPlan {
  public:
+  static constexpr int64_t kMaxOperands = 4;
+  class RowCursor;
+
   BroadcastPlan() = default;
   // Each operand shape is right-aligned to `iteration_shape`; each of its dims must equal the
   // iteration dim or be 1 (broadcast along that axis).
@@ -26,16 +29,53 @@ class BroadcastPlan {
   int64_t row_size() const { return row_size_; }
   // Stride of operand `operand` along a row: 1 or 0.
   int64_t row_stride(int64_t operand) const { return row_strides_[operand]; }
-  // Offsets of every operand's element at the start of row `row`, written to `offsets`.
-  void RowOffsets(int64_t row, int64_t* offsets) const;
   int64_t operand_count() const { return static_cast<int64_t>(row_strides_.size()); }
 
  private:
+  // Offsets of every operand's element at the start of row `row`, written to `offsets`.
+  void RowOffsets(int64_t row, int64_t* offsets) const;
+
   int64_t row_count_ = 1;
   int64_t row_size_ = 1;
-  std::vector<int64_t> outer_dims_;                  // merged axes above the row, outer first
-  std::vector<std::vector<int64_t>> outer_strides_;  // [operand][outer axis]
+  std::vector<int64_t> outer_dims_;     // merged axes above the row, outer first
+  std::vector<int64_t> outer_strides_;  // [outer axis][operand], flattened
   std::vector<int64_t> row_strides_;
+};
+
+// Walks the rows of a plan in order from a starting row, keeping every operand's row offset
+// current with additions: stepping carries like an odometer, where RowOffsets divides once per
+// outer axis (a third of the time of a 1024-element add row). Kernels that loop over rows:
+//   for (BroadcastPlan::RowCursor row(plan, begin); row.index() < end; row.Next()) {...}
+class BroadcastPlan::RowCursor {
+ public:
+  RowCursor(const BroadcastPlan& plan, int64_t row);
+
+  int64_t index() const { return row_; }
+  int64_t offset(int64_t operand) const { return offsets_[operand]; }
+
+  void Next() {
+    ++row_;
+    const int64_t operand_count = plan_.operand_count();
+    for (size_t axis = axis_index_.size(); axis-- > 0;) {
+      const int64_t* strides = plan_.outer_strides_.data() + axis * operand_count;
+      if (++axis_index_[axis] < plan_.outer_dims_[axis]) {
+        for (int64_t operand = 0; operand < operand_count; ++operand) {
+          offsets_[operand] += strides[operand];
+        }
+        return;
+      }
+      axis_index_[axis] = 0;
+      for (int64_t operand = 0; operand < operand_count; ++operand) {
+        offsets_[operand] -= (plan_.outer_dims_[axis] - 1) * strides[operand];
+      }
+    }
+  }
+
+ private:
+  const BroadcastPlan& plan_;
+  int64_t row_;
+  int64_t offsets_[kMaxOperands] = {};
+  std::vector<int64_t> axis_index_;  // per outer axis, outer first
 };
 
 // out (the plan's operand 0 shape, `out_count` elements) = sum of `in` (the iteration shape)

@@ -48,10 +48,8 @@ class PreluKernel final : public Kernel {
     T* y = ctx.Output("y").mut_data<T>();
     const BroadcastPlan& plan = plan_;
     ParallelForRows(ctx, plan.row_count(), plan.row_size(), [&](int64_t begin, int64_t end) {
-      int64_t offsets[2];
-      for (int64_t row = begin; row < end; ++row) {
-        plan.RowOffsets(row, offsets);
-        PreluRow(x + offsets[0], alpha + offsets[1], plan.row_stride(1), y + offsets[0],
+      for (BroadcastPlan::RowCursor row(plan, begin); row.index() < end; row.Next()) {
+        PreluRow(x + row.offset(0), alpha + row.offset(1), plan.row_stride(1), y + row.offset(0),
                  plan.row_size());
       }
     });
@@ -74,11 +72,9 @@ class PreluGradKernel final : public Kernel {
     T* dx = ctx.Output("dx").mut_data<T>();
     const BroadcastPlan& plan = plan_;
     ParallelForRows(ctx, plan.row_count(), plan.row_size(), [&](int64_t begin, int64_t end) {
-      int64_t offsets[2];
-      for (int64_t row = begin; row < end; ++row) {
-        plan.RowOffsets(row, offsets);
-        PreluGradRow(x + offsets[0], alpha + offsets[1], plan.row_stride(1), dy + offsets[0],
-                     dx + offsets[0], plan.row_size());
+      for (BroadcastPlan::RowCursor row(plan, begin); row.index() < end; row.Next()) {
+        PreluGradRow(x + row.offset(0), alpha + row.offset(1), plan.row_stride(1),
+                     dy + row.offset(0), dx + row.offset(0), plan.row_size());
       }
     });
   }

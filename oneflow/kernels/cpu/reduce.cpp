@@ -65,12 +65,10 @@ class ReduceProdGradKernel final : public Kernel {
     std::vector<int64_t> zeros(out_count_, 0);
     const int64_t row_size = plan_.row_size();
     const int64_t stride = plan_.row_stride(0);
-    for (int64_t row = 0; row < plan_.row_count(); ++row) {
-      int64_t offset = 0;
-      plan_.RowOffsets(row, &offset);
-      const T* x_row = x + row * row_size;
+    for (BroadcastPlan::RowCursor row(plan_, 0); row.index() < plan_.row_count(); row.Next()) {
+      const T* x_row = x + row.index() * row_size;
       for (int64_t i = 0; i < row_size; ++i) {
-        const int64_t out = offset + i * stride;
+        const int64_t out = row.offset(0) + i * stride;
         if (x_row[i] == T(0)) {
           ++zeros[out];
         } else {
@@ -78,13 +76,11 @@ class ReduceProdGradKernel final : public Kernel {
         }
       }
     }
-    for (int64_t row = 0; row < plan_.row_count(); ++row) {
-      int64_t offset = 0;
-      plan_.RowOffsets(row, &offset);
-      const T* x_row = x + row * row_size;
-      T* dx_row = dx + row * row_size;
+    for (BroadcastPlan::RowCursor row(plan_, 0); row.index() < plan_.row_count(); row.Next()) {
+      const T* x_row = x + row.index() * row_size;
+      T* dx_row = dx + row.index() * row_size;
       for (int64_t i = 0; i < row_size; ++i) {
-        const int64_t out = offset + i * stride;
+        const int64_t out = row.offset(0) + i * stride;
         double others = 0.0;
         if (zeros[out] == 0) {
           others = product[out] / static_cast<double>(x_row[i]);

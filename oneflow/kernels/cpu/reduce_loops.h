@@ -320,10 +320,9 @@ class ReduceView {
     std::vector<Acc> acc(out_count_, Reducer::Identity());
     const int64_t row_size = plan_.row_size();
     const bool row_reduced = plan_.row_stride(0) == 0;
-    for (int64_t row = 0; row < plan_.row_count(); ++row) {
-      int64_t out_offset = 0;
-      plan_.RowOffsets(row, &out_offset);
-      const T* in_row = in + row * row_size;
+    for (BroadcastPlan::RowCursor row(plan_, 0); row.index() < plan_.row_count(); row.Next()) {
+      const int64_t out_offset = row.offset(0);
+      const T* in_row = in + row.index() * row_size;
       if (row_reduced) {
         acc[out_offset] =
             Reducer::Merge(acc[out_offset], ReduceContiguous<Reducer>(in_row, row_size));

@@ -54,11 +54,10 @@ class WhereKernel final : public Kernel {
     const BroadcastPlan& plan = plan_;
     const int64_t row_size = plan.row_size();
     ParallelForRows(ctx, plan.row_count(), row_size, [&](int64_t begin, int64_t end) {
-      int64_t offsets[3];
-      for (int64_t row = begin; row < end; ++row) {
-        plan.RowOffsets(row, offsets);
-        WhereRow(condition + offsets[0], plan.row_stride(0), x + offsets[1], plan.row_stride(1),
-                 y + offsets[2], plan.row_stride(2), out + row * row_size, row_size);
+      for (BroadcastPlan::RowCursor row(plan, begin); row.index() < end; row.Next()) {
+        WhereRow(condition + row.offset(0), plan.row_stride(0), x + row.offset(1),
+                 plan.row_stride(1), y + row.offset(2), plan.row_stride(2),
+                 out + row.index() * row_size, row_size);
       }
     });
   }

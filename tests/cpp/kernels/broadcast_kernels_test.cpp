@@ -57,6 +57,8 @@ TEST(BroadcastBinaryKernel, MatchesReferenceForManyShapePairs) {
       {Shape(), Shape({2, 5}), Shape({2, 5})},
       {Shape({2, 3, 1, 5}), Shape({1, 3, 4, 1}), Shape({2, 3, 4, 5})},
       {Shape({200, 300}), Shape({300}), Shape({200, 300})},  // large: runs in chunks
+      // Chunks start at rows inside every outer axis, so each resumes the odometer mid-carry.
+      {Shape({8, 9, 1, 600}), Shape({9, 7, 1}), Shape({8, 9, 7, 600})},
   };
   for (const Case& c : cases) {
     CheckBroadcastBinary<float>("broadcast_add", c.x, c.y, c.z,
