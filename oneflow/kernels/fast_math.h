@@ -5,8 +5,9 @@
 // loops compiled once per vector ISA (kernels/cpu/cpu_dispatch.h).
 //
 // Accuracy (float32, measured against float64 libm in tests/cpp/kernels/fast_math_test.cpp):
-// Exp and Log within 2 ulp; Erfc within 1.2e-7 relative (Numerical Recipes' Chebyshev fit);
-// Erf exact to ~2e-7 absolute and relative near 0 (Taylor series below |x| < 0.5).
+// Exp and Log within 2 ulp; Erfc within 4e-7 + 3 z^2 epsilon relative (Numerical Recipes'
+// Chebyshev fit, 1.2e-7 in exact arithmetic; z^2 rounds to float before the exponential); Erf
+// exact to ~2e-7 absolute and relative near 0 (Taylor series below |x| < 0.5).
 
 #include <bit>
 #include <cmath>
@@ -39,6 +40,27 @@ inline float Exp(float x) {
   return x != x ? x : result;
 }
 inline double Exp(double x) { return std::exp(x); }
+
+// e^x for x <= 88 (the caller bounds it: erfc's e^(p - z^2) below), cheaper than Exp: no upper
+// clamp and one scale factor, so results below 2^-126 lose precision gradually only down to
+// x = -88, where they become 0 (Exp keeps denormals down to -104). NaN propagates through the
+// arithmetic. 20% of a gelu (measured on AVX-512 and AVX2).
+inline float ExpBelow88(float x) {
+  // At the clamp n = -127, whose scale bits are 0: the result is exactly 0.
+  const float clamped = x < -88.0f ? -88.0f : x;
+  const float rounding = 12582912.0f;
+  const float n = (clamped * 1.44269504088896341f + rounding) - rounding;
+  float r = clamped - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float e_r = p * r * r + r + 1.0f;
+  return e_r * std::bit_cast<float>((static_cast<int32_t>(n) + 127) << 23);
+}
 
 // log(x): x = 2^e * m with m in [sqrt(1/2), sqrt(2)), log(m) = log1p(m - 1) by Cephes' degree-9
 // polynomial. log(0) = -inf, log(negative) = NaN, log(inf) = inf; denormals are rescaled first.
@@ -80,7 +102,7 @@ inline float Log1pNonNegative(float u) {
 }
 inline double Log1pNonNegative(double u) { return std::log1p(u); }
 
-// erfc(z) for z >= 0 with relative error below 1.2e-7 (Numerical Recipes' erfcc).
+// erfc(z) for z >= 0, relatively accurate into the tail (Numerical Recipes' erfcc).
 inline float ErfcNonNegative(float z) {
   const float t = 1.0f / (1.0f + 0.5f * z);
   float p = 0.17087277f;
@@ -93,7 +115,7 @@ inline float ErfcNonNegative(float z) {
   p = p * t + 0.37409196f;
   p = p * t + 1.00002368f;
   p = p * t - 1.26551223f;
-  return t * Exp(p - z * z);
+  return t * ExpBelow88(p - z * z);  // the argument is at most 3e-8 for z >= 0
 }
 
 inline float Erfc(float x) {
