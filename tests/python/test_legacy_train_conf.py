@@ -98,6 +98,30 @@ def test_minimize_replaces_earlier_losses_and_add_loss_after_it_adds():
     assert rate_of_w(before=False, after=True) == -0.25 * 4.0
 
 
+def test_minimize_in_a_predict_job_trains_it_with_earlier_ops_in_inference_mode():
+    """OneFlow 0.3's minimize set the job's train conf whatever its declared type, and its
+    own tests train predict jobs that way (test_fused_self_attention_query_mul_key_and_value).
+    Ops traced before minimize saw a predict job: dropout there keeps every value."""
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 0.25, -1.0]])
+
+    @flow.global_function(type="predict")
+    def train(x_blob: tp.Numpy.Placeholder((2, 3), dtype=flow.float64)) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(3,), dtype=flow.float64,
+                              initializer=flow.constant_initializer(0.5))
+        kept = flow.nn.dropout(x_blob * w, rate=0.5)
+        loss = flow.math.reduce_sum(flow.math.square(kept))
+        # The rate is a float32 blob, as in OneFlow: 0.125 is exact there.
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.125]),
+                           momentum=0).minimize(loss)
+        return w
+
+    w = np.full(3, 0.5)
+    for _ in range(3):
+        np.testing.assert_allclose(train(x), w, rtol=1e-12)  # w before this call's update
+        w = w - 0.125 * (2.0 * x * x * w).sum(axis=0)
+    np.testing.assert_allclose(train(x), w, rtol=1e-12)
+
+
 def test_add_loss_without_any_optimizer_is_a_clear_error():
     @flow.global_function(type="train")
     def train() -> tp.Numpy:

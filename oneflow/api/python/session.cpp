@@ -277,11 +277,7 @@ void BindSession(py::module_& module) {
              const py::object& dynamic_loss_scale,
              const std::vector<std::string>& indexed_slices_variables) {
             JobConf& conf = session.CurrentJob().mutable_job_conf();
-            if (!conf.is_train()) {
-              throw Error(ErrorKind::kValue)
-                  << "optimizer.minimize() called in job '" << conf.job_name()
-                  << "', which is not a train job; use @flow.global_function(type=\"train\")";
-            }
+            conf.set_is_train(true);  // minimize in a predict job trains it (OneFlow 0.3)
             TrainConf train;
             if (conf.train_conf().loss_lbn_size() > 0) {
               throw Error(ErrorKind::kValue)

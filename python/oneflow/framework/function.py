@@ -23,6 +23,8 @@ class FunctionDesc:
     def __init__(self, func, job_type, config):
         self.func = func
         self.name = func.__name__
+        self.job_type = job_type  # as declared; is_train also turns on when a
+        # predict job calls optimizer.minimize (as OneFlow 0.3's minimize set the train conf)
         self.is_train = job_type == "train"
         self.config = config or FunctionConfig()
         self.traced = False
@@ -541,7 +543,7 @@ def _specialization(session, desc, shapes):
     key = tuple(sorted(shapes.items()))
     spec = desc.specializations.get(key)
     if spec is None:
-        spec = FunctionDesc(desc.func, "train" if desc.is_train else "predict", desc.config)
+        spec = FunctionDesc(desc.func, desc.job_type, desc.config)
         spec.name = "%s-shape%d" % (desc.name, len(desc.specializations) + 1)
         spec.base = desc
         spec.train_state_name = desc.name

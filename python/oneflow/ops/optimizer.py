@@ -438,9 +438,10 @@ class Optimizer:
         for item in losses:
             if not isinstance(item, LazyBlob):
                 raise TypeError("minimize: loss must be a blob, got %s" % type(item).__name__)
-        if not desc.is_train:
-            raise ValueError("optimizer.minimize() called in job %r, which is not a train job; "
-                             'use @flow.global_function(type="train")' % desc.name)
+        # A predict job that calls minimize trains from here on, as in OneFlow 0.3 (whose minimize
+        # set the job's train conf): ops traced before it (dropout, batch norm) stay in
+        # inference mode, as they were there.
+        desc.is_train = True
         if desc.optimizer is not None:
             raise ValueError("optimizer.minimize() called twice in job %r; give several "
                              "optimizers to flow.optimizer.CombinedOptimizer" % desc.name)

@@ -890,16 +890,6 @@ def blob_escaping_the_job():
 
 
 # ---------------------------------------------------------------- train configuration
-@case("RuntimeError", "ValueError", words=["predict", "train", "minimize"])
-def minimize_in_predict_job():
-    def body(a):
-        loss = trainable_x(a)
-        sgd().minimize(loss)
-        return loss
-
-    run_job(body, P((3,)), type="predict")
-
-
 @case("RuntimeError", "ValueError", words=["minimize", "twice", "once", "already"])
 def minimize_twice():
     def body(a):
