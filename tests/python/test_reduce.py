@@ -101,6 +101,39 @@ def test_reduce_family(name, axis, keepdims):
              multi_device=name not in COMPOSITES or (axis, keepdims) == FAMILY_CASES[0])
 
 
+@pytest.mark.parametrize("split_axis", [1, 2])
+@pytest.mark.parametrize("name", ["two_stage_reduce_max", "two_stage_reduce_min"])
+def test_two_stage_reduce_of_an_input_split_on_a_reduced_axis(name, split_axis):
+    """OneFlow 0.3's test_two_stage_reduce: the input hinted split on a reduced axis over the
+    devices, many ties; the gradient is shared equally among all the ties of an output."""
+    import oneflow.typing as tp
+
+    flow.clear_default_session()
+    flow.config.cpu_device_num(2)
+    flow_fn, numpy_fn = FAMILY[name]
+    x = np.random.RandomState(5).randint(0, 4, size=(2, 6, 4)).astype(np.float32)
+    seen = {}
+
+    @flow.global_function(type="train")
+    def job(x_blob: tp.Numpy.Placeholder((2, 6, 4))) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0"):
+            x_blob += flow.get_variable("v", shape=(1,), initializer=flow.zeros_initializer())
+        with flow.scope.placement("cpu", "0:0-1"):
+            out = flow_fn(x_blob.with_distribute(flow.distribute.split(split_axis)),
+                          axis=[1, 2], keepdims=True)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
+                               momentum=0).minimize(out)
+            flow.watch_diff(x_blob, lambda diff: seen.setdefault("dx", diff.numpy()))
+            return out
+
+    out = job(x)
+    expected = numpy_fn(x, axis=(1, 2), keepdims=True)
+    np.testing.assert_array_equal(out, expected)
+    ties = x == expected
+    np.testing.assert_allclose(seen["dx"], ties / ties.sum(axis=(1, 2), keepdims=True),
+                               rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64], ids=str)
 @pytest.mark.parametrize("name", ["reduce_max", "reduce_min", "reduce_prod", "reduce_sum"])
 def test_reduce_other_dtypes(name, dtype):

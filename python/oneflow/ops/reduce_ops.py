@@ -18,6 +18,7 @@ import numbers
 
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
+from oneflow.ops import array_ops
 from oneflow.ops import math_ops
 from oneflow.ops import shape_ops
 
@@ -201,15 +202,23 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
                          name=name)
 
 
+def _two_stage_input(x, name):
+    """OneFlow 0.3 computes two_stage_reduce_* in two stages (each device reduces its slice,
+    then the per-device results are reduced) so that the input may be split on a reduced axis,
+    as `x.with_distribute(flow.distribute.split(reduced_axis))` asks. reduce_max cannot read
+    such a layout, so a hinted input is read by an identity (which can), whose output reduce_max
+    then reads in a layout it declares: the compiler gathers the reduced axis. Same values, and
+    the same gradient (shared equally among all ties, over every device)."""
+    if x.distribute_hint is None:
+        return x
+    return array_ops.identity(x, name=_sub_name(name, "device_stage"))
+
+
 def two_stage_reduce_max(x, axis=None, keepdims=False, name=None):
-    """OneFlow 0.3 computes this in two stages (each device reduces its slice, then the
-    per-device results are reduced) for a blob split on a reduced axis. Here the compiler's
-    SBP choice does the same job: reduce_max declares splits on kept axes and gathers a split
-    reduced axis, so this is reduce_max, with the same values and the same gradient (shared
-    equally among ties)."""
-    return reduce_max(x, axis, keepdims, name)
+    """reduce_max whose input may be split on a reduced axis (see _two_stage_input)."""
+    return reduce_max(_two_stage_input(x, name), axis, keepdims, name)
 
 
 def two_stage_reduce_min(x, axis=None, keepdims=False, name=None):
-    """See two_stage_reduce_max."""
-    return reduce_min(x, axis, keepdims, name)
+    """reduce_min whose input may be split on a reduced axis (see _two_stage_input)."""
+    return reduce_min(_two_stage_input(x, name), axis, keepdims, name)
