@@ -251,9 +251,15 @@ LONG_TRAINING = """
     import oneflow as flow
     import oneflow.typing as tp
 
-    victim = int(os.environ["VICTIM"])
-    if int(os.environ["RANK"]) == victim:
+    # The victim dies DIE_AFTER seconds after machine 0's first call returned (it writes
+    # TRAINING_STARTED then), so always mid-training: a loaded machine may take longer than
+    # DIE_AFTER to import, meet and compile. Workers serve inside their first call, which only
+    # returns when the cluster stops, so they learn it from the file. Times count from there.
+    marker = os.environ["TRAINING_STARTED"]
+    if int(os.environ["RANK"]) == int(os.environ["VICTIM"]):
         def die():
+            while not os.path.exists(marker):
+                time.sleep(0.05)
             time.sleep(float(os.environ["DIE_AFTER"]))
             os.kill(os.getpid(), signal.SIGKILL)
         threading.Thread(target=die, daemon=True).start()
@@ -271,6 +277,9 @@ LONG_TRAINING = """
     try:
         while time.time() - started < 120:
             step(x)
+            if not os.path.exists(marker):
+                started = time.time()
+                open(marker, "w").close()
     except Exception as error:
         print("RAISED %.1f %s" % (time.time() - started, str(error).replace(chr(10), " ")),
               flush=True)
@@ -325,7 +334,8 @@ def start_by_hand(tmp_path, body, world_size, extra_env):
 def test_a_machine_killed_mid_training_fails_the_others_clearly(world_size, tmp_path):
     victim = world_size - 1
     processes, outputs = start_by_hand(tmp_path, LONG_TRAINING, world_size, {
-        "VICTIM": str(victim), "DIE_AFTER": "3", "ONEFLOW_HEARTBEAT_TIMEOUT": "5"})
+        "VICTIM": str(victim), "DIE_AFTER": "3", "ONEFLOW_HEARTBEAT_TIMEOUT": "5",
+        "TRAINING_STARTED": str(tmp_path / "training_started")})
     assert processes[victim].returncode == -9
     master_out, master_err = outputs[0]
     raised = re.search(r"RAISED ([\d.]+) (.*)", master_out)
@@ -342,7 +352,8 @@ def test_a_machine_killed_mid_training_fails_the_others_clearly(world_size, tmp_
 
 def test_workers_exit_when_the_master_dies(tmp_path):
     processes, outputs = start_by_hand(tmp_path, LONG_TRAINING, 2, {
-        "VICTIM": "0", "DIE_AFTER": "3", "ONEFLOW_HEARTBEAT_TIMEOUT": "3"})
+        "VICTIM": "0", "DIE_AFTER": "3", "ONEFLOW_HEARTBEAT_TIMEOUT": "3",
+        "TRAINING_STARTED": str(tmp_path / "training_started")})
     worker_err = outputs[1][1]
     assert processes[0].returncode == -9
     assert processes[1].returncode == 1, worker_err[-2000:]
