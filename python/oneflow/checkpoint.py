@@ -397,7 +397,14 @@ def save(path, var_dict=None):
     # Held throughout, so no call of another thread changes variables while they are written.
     with _locked(session, "flow.checkpoint.save()"):
         session.ensure_started("flow.checkpoint.save()")
-        _save(path, var_dict)
+        try:
+            _save(path, var_dict)
+        except OSError as error:
+            if error.errno is None:  # one of ours, already saying what is wrong
+                raise
+            # e.g. a read-only or full disk, a file where a parent folder should be
+            raise type(error)(error.errno, "flow.checkpoint.save: cannot write checkpoint %r: %s"
+                              % (path, error.strerror), error.filename) from error
 
 
 def _save(path, var_dict):

@@ -1,8 +1,9 @@
 """Values at the edges that used to crash, wrap or hang: integer division of the lowest value by
 -1, integer scalars and clip bounds beyond the dtype, flow.range beyond its dtype or int64,
-NaN in combined_margin_loss, huge compute thread pools, JPEG headers claiming huge images, and
-bad optimizer / initializer / checkpoint arguments. Each gives the numpy result or a clear
-error."""
+NaN in combined_margin_loss, huge compute thread pools, JPEG headers claiming huge images,
+float64 feeds beyond float32, NaN or negative learning rates, integer division by the scalar 0,
+nested global functions, and bad optimizer / initializer / checkpoint / attribute arguments.
+Each gives the numpy result or a clear error."""
 import io
 
 import numpy as np
@@ -196,3 +197,112 @@ def test_corrupt_checkpoint_meta_and_ofrecord_length(tmp_path):
     part.write_bytes((2 ** 62).to_bytes(8, "little") + b"abc")
     with pytest.raises(ValueError, match=r"claims 4611686018427387904 bytes"):
         list(ofrecord_reader.read_part(str(part)))
+
+
+def test_float64_values_beyond_a_float32_placeholder_are_an_error():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        return x * 2
+
+    big = np.finfo(np.float32).max
+    # The float32 maximum, and values that round to it, convert; inf and NaN stay themselves.
+    np.testing.assert_array_equal(job(np.array([float(big), np.inf, 1.0])), [np.inf, np.inf, 2])
+    assert np.isnan(job(np.array([np.nan, 0.0, 0.0]))[0])
+    with pytest.raises(ValueError, match=r"argument 'x'.* 1 finite values beyond float32's range "
+                                         r"\(the first, 1e\+39, would become inf\)"):
+        job(np.array([1.0, 1e39, -2.0]))
+    with pytest.raises(ValueError, match=r"2 finite values beyond float32's range"):
+        job(np.array([-1e300, 1e39, np.inf]))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: flow.optimizer.PiecewiseConstantScheduler([10], [0.1, float("nan")]),
+     "values must be a finite number, got nan"),
+    (lambda: flow.optimizer.PiecewiseConstantScheduler([], [-0.1]), "values must be >= 0"),
+    (lambda: flow.optimizer.CosineScheduler(float("inf"), 10), "base_lr must be a finite"),
+    (lambda: flow.optimizer.ExponentialScheduler(0.1, 10, -0.5), "decay_rate must be > 0"),
+    (lambda: flow.optimizer.InverseTimeScheduler(0.1, 10, -0.5), "decay_rate must be >= 0"),
+    (lambda: flow.optimizer.PiecewiseScalingScheduler(0.1, [5], -1.0), "scale must be >= 0"),
+    (lambda: flow.optimizer.PolynomialScheduler(0.1, 10, end_learning_rate=-1.0),
+     "end_learning_rate must be >= 0"),
+    (lambda: flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                                 beta1=float("nan")), "beta1 must be a finite number"),
+], ids=["nan value", "negative value", "inf base", "exponential", "inverse time", "scaling",
+        "polynomial end", "adam beta"])
+def test_learning_rates_that_would_be_nan_or_negative_are_refused(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_learning_rate_rules_accept_the_usual_schedules():
+    flow.optimizer.ExponentialScheduler(0.1, 10, 0.96)
+    flow.optimizer.NaturalExpScheduler(0.1, 10, 0.5)
+    flow.optimizer.InverseTimeScheduler(0.1, 10, 0.0)
+    flow.optimizer.PiecewiseConstantScheduler([5], [0.1, 0.0])
+
+
+def test_integer_floordiv_and_mod_by_the_scalar_zero_raise():
+    x = np.array([1, 2], np.int32)
+    with pytest.raises(ZeroDivisionError, match=r"flow.math.floordiv: integer division of .* "
+                                                r"\(int32\) by the scalar 0"):
+        _build(lambda a: a // 0, x)
+    with pytest.raises(ZeroDivisionError, match="flow.math.mod"):
+        _build(lambda a: flow.math.mod(a, 0), x)
+    # float blobs follow IEEE (inf, nan), as numpy does
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(_build(lambda a: a // 0.0, x.astype(np.float32)),
+                                      x.astype(np.float32) // 0.0)
+
+
+def test_reverse_of_an_axis_named_twice_is_an_error():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with pytest.raises(ValueError, match=r"reverse: axis \[1, -1\] names axis 1 twice"):
+        _build(lambda a: flow.reverse(a, [1, -1]), x)
+    np.testing.assert_array_equal(_build(lambda a: flow.reverse(a, [0, -1]), x), x[::-1, ::-1])
+
+
+def test_unclear_arguments_get_messages_naming_the_op():
+    with pytest.raises(TypeError, match=r"placement devices must be a string like '0:0'.*got 0"):
+        flow.scope.placement("cpu", 0)
+    with pytest.raises(TypeError, match="enable_debug_mode: value must be a bool"):
+        flow.config.enable_debug_mode("no")
+    with pytest.raises(TypeError, match=r"op 'mm' \(matmul\): attribute 'alpha' expects a number, "
+                                        r"got '2'"):
+        _build(lambda a: flow.matmul(a, a, alpha="2", name="mm"), np.eye(2, dtype=np.float32))
+    with pytest.raises(ValueError, match=r"layers.conv2d: kernel_size must be >= 1 on every "
+                                         r"spatial axis, got 0"):
+        _build(lambda a: flow.layers.conv2d(a, 2, kernel_size=0),
+               np.zeros((1, 1, 4, 4), np.float32))
+
+
+def test_checkpoint_save_where_a_file_blocks_the_folder_names_the_call(tmp_path):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job() -> tp.Numpy:
+        return flow.get_variable("w", shape=(2,), initializer=flow.ones_initializer())
+
+    job()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OSError, match="flow.checkpoint.save: cannot write checkpoint .*File "
+                                      "exists"):
+        flow.checkpoint.save(str(tmp_path / "file" / "ckpt"))
+
+
+def test_a_global_function_called_while_another_is_traced_is_an_error():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def inner(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x + 1
+
+    @flow.global_function()
+    def outer(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return inner(x)
+
+    with pytest.raises(RuntimeError, match="global function 'inner' was called inside global "
+                                           "function 'outer' while it is traced"):
+        outer(np.zeros(2, np.float32))
+    np.testing.assert_array_equal(inner(np.zeros(2, np.float32)), [1, 1])

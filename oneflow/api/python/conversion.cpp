@@ -98,10 +98,10 @@ bool IsFloat(const py::handle& value) {
 }  // namespace
 
 AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototype,
-                              const std::string& attr_name) {
+                              const std::string& what) {
   AttrValue attr;
   auto fail = [&](const char* expected) {
-    return Error(ErrorKind::kType) << "attribute '" << attr_name << "' expects " << expected
+    return Error(ErrorKind::kType) << what << " expects " << expected
                                    << ", got " << py::repr(value).cast<std::string>();
   };
   try {
@@ -169,7 +169,7 @@ AttrValue AttrValueFromPython(const py::handle& value, const AttrValue& prototyp
           attr.mutable_list_data_type_value()->add_value(static_cast<DataType>(item.cast<int>()));
         }
         break;
-      default: OF_CHECK(false) << "attribute '" << attr_name << "' has no declared type";
+      default: OF_CHECK(false) << what << " has no declared type";
     }
   } catch (const py::cast_error&) {
     throw fail(AttrTypeName(prototype.value_case()).c_str());

@@ -42,8 +42,9 @@ HostTensor HostTensorFromNumpy(const pybind11::array& array);
 // A numpy array viewing the tensor's memory; the array keeps the memory alive.
 pybind11::array NumpyFromHostTensor(const HostTensor& tensor);
 DataType DataTypeFromNumpy(const pybind11::dtype& dtype);
-// Converts `value` to an AttrValue of the same kind as `prototype`.
+// Converts `value` to an AttrValue of the same kind as `prototype`; `what` names the attribute
+// (and its op) in errors.
 AttrValue AttrValueFromPython(const pybind11::handle& value, const AttrValue& prototype,
-                              const std::string& attr_name);
+                              const std::string& what);
 
 }  // namespace oneflow

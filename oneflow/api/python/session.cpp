@@ -54,7 +54,8 @@ void ConvertAttrs(const OpDef& def, const py::dict& attrs, const std::string& ow
     if (attr == nullptr) {
       throw Error(ErrorKind::kValue) << owner << " has no attribute '" << attr_name << "'";
     }
-    (*out)[attr_name] = AttrValueFromPython(item.second, attr->default_value, attr_name);
+    (*out)[attr_name] = AttrValueFromPython(item.second, attr->default_value,
+                                            owner + ": attribute '" + attr_name + "'");
   }
 }
 

@@ -53,7 +53,9 @@ def machine_num(value):
 
 
 def enable_debug_mode(value=True):
-    _config().debug_mode = bool(value)
+    if not isinstance(value, bool):  # bool('no') is True
+        raise TypeError("flow.config.enable_debug_mode: value must be a bool, got %r" % (value,))
+    _config().debug_mode = value
 
 
 # More compute threads per device than this would only oversubscribe the cores; tens of

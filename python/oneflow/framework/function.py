@@ -397,7 +397,7 @@ def _converted(desc, parameter_name, placeholder, array, expected_dtype):
     """An array of another dtype converted to the placeholder's, as OneFlow 0.3 did (its
     pybind11 copy cast any array), for conversions of numpy's same kind: ints and bools to
     floats, float64 to float32 (rounded), ints to ints whose values fit. Floats to ints, which
-    would truncate, and out-of-range ints raise."""
+    would truncate, out-of-range ints and finite values that would become inf raise."""
     if not np.can_cast(array.dtype, expected_dtype, casting="same_kind"):
         raise TypeError(
             "job %r, argument %r: expected dtype %s, got %s, which does not convert to it "
@@ -411,7 +411,17 @@ def _converted(desc, parameter_name, placeholder, array, expected_dtype):
                 "outside %s's range [%d, %d]"
                 % (desc.name, parameter_name, placeholder.dtype.name, array.dtype, array.min(),
                    array.max(), placeholder.dtype.name, limits.min, limits.max))
-    return array.astype(expected_dtype)
+    with np.errstate(over="ignore"):  # reported below, by name
+        converted = array.astype(expected_dtype)
+    if expected_dtype.kind == "f":  # float64 (or a large int) to float32 or float16
+        overflowed = np.isinf(converted) & np.isfinite(array)
+        if overflowed.any():
+            raise ValueError(
+                "job %r, argument %r: expected dtype %s, got %s with %d finite values beyond "
+                "%s's range (the first, %r, would become inf)"
+                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype,
+                   int(overflowed.sum()), placeholder.dtype.name, array[overflowed][0].item()))
+    return converted
 
 
 def _checked_array(desc, parameter_name, placeholder, value, bound=None):
@@ -658,6 +668,11 @@ def _call(session, desc, args, kwargs):
     session_util.check_not_in_callback("calling global function %r" % desc.name)
     annotation = desc.return_annotation
     with session.lock:
+        if session.tracing_job is not None:  # this thread holds the lock: it is the tracer
+            raise RuntimeError(
+                "global function %r was called inside global function %r while it is traced; "
+                "global functions do not nest (make the inner one a plain Python function)"
+                % (desc.name, session.tracing_job.name))
         desc = _compiled_for_call(session, desc, args, kwargs)
         # Known after tracing: a job returning nothing completes at its call.
         blocking = not isinstance(annotation, oft.CallbackType) and (

@@ -344,7 +344,7 @@ class FunctionConfig:
         """train.primary_lr(lr): the base learning rate of the legacy training settings."""
         from oneflow.ops import optimizer
 
-        self._legacy_train["primary_lr"] = optimizer._number(lr, "train.primary_lr")
+        self._legacy_train["primary_lr"] = optimizer._learning_rate(lr, "train.primary_lr")
 
     def _legacy_model_update_conf(self, conf):
         """train.model_update_conf(dict): OneFlow's optimizer conf in dict form, e.g.

@@ -375,6 +375,9 @@ def _conv_layer(spatial_axes, inputs, filters, kernel_size, strides, padding, da
     filters = _check_positive_int(layer, "filters", filters)
     groups = _check_positive_int(layer, "groups", groups)
     kernel = _int_list(layer, "kernel_size", kernel_size, spatial_axes)
+    if min(kernel) < 1:
+        raise ValueError("%s: kernel_size must be >= 1 on every spatial axis, got %r"
+                         % (layer, kernel_size))
     channels = inputs.shape[1] if channels_first else inputs.shape[-1]
     if filters % groups or channels % groups:
         raise ValueError("%s: groups=%d must divide both filters (%d) and the input channels (%d, "

@@ -118,12 +118,24 @@ def minimum(x, y, name=None):
     return _broadcast_binary("broadcast_minimum", "BroadcastMinimum", x, y, name)
 
 
+def _check_int_divisor(op_type, x, y):
+    """An int blob divided by the scalar 0 raises, as python does. A blob of divisors is
+    computed as numpy does it: an int divided by 0 gives 0 (see broadcast_binary_formulas.h)."""
+    if isinstance(x, LazyBlob) and is_scalar(y) and y == 0 \
+            and x.dtype.numpy_dtype.kind in "iu":
+        raise ZeroDivisionError("%s: integer division of %s (%s) by the scalar 0"
+                                % (op_type, x.lbn, x.dtype.name))
+
+
 def mod(x, y, name=None):
     """Floor modulo (python's %): the result takes y's sign."""
+    _check_int_divisor("flow.math.mod", x, y)
     return _broadcast_binary("broadcast_floor_mod", "BroadcastFloorMod", x, y, name)
 
 
 def floordiv(x, y, name=None):
+    """Floor division (python's //)."""
+    _check_int_divisor("flow.math.floordiv", x, y)
     return _broadcast_binary("broadcast_floordiv", "BroadcastFloorDiv", x, y, name)
 
 

@@ -8,6 +8,7 @@ generic: it gives each trainable variable one update op, with the op's other mut
 optimizer-state variables "<variable>-<argument>".
 """
 import collections.abc
+import math
 import re
 import sys
 
@@ -18,6 +19,8 @@ from oneflow.framework.blob import LazyBlob
 def _number(value, what, low=None, below=None, above=None, high=None):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("%s must be a number, got %r" % (what, value))
+    if not math.isfinite(value):  # NaN passes every comparison below
+        raise ValueError("%s must be a finite number, got %r" % (what, value))
     if low is not None and value < low:
         raise ValueError("%s must be >= %r, got %r" % (what, low, value))
     if above is not None and value <= above:
@@ -27,6 +30,11 @@ def _number(value, what, low=None, below=None, above=None, high=None):
     if high is not None and value > high:
         raise ValueError("%s must be <= %r, got %r" % (what, high, value))
     return float(value)
+
+
+def _learning_rate(value, what):
+    """A rate >= 0, as PyTorch's optimizers require (a negative rate climbs the loss)."""
+    return _number(value, what, low=0)
 
 
 def _int(value, what, low=None):
@@ -84,7 +92,7 @@ class LrScheduler:
     decay = "none"
 
     def __init__(self, base_lr, warmup=None):
-        self.base_lr = _number(base_lr, "%s: base_lr" % type(self).__name__)
+        self.base_lr = _learning_rate(base_lr, "%s: base_lr" % type(self).__name__)
         if warmup is not None and not isinstance(warmup, WarmupConf):
             raise TypeError("%s: warmup must be flow.optimizer.warmup.constant(...) or "
                             "linear(...), got %r" % (type(self).__name__, warmup))
@@ -124,7 +132,7 @@ class PiecewiseConstantScheduler(LrScheduler):
         self.boundaries = _boundaries(boundaries, what)
         if not isinstance(values, collections.abc.Sequence) or isinstance(values, str):
             raise TypeError("%s: values must be a list of numbers, got %r" % (what, values))
-        self.values = [_number(v, "%s: values" % what) for v in values]
+        self.values = [_learning_rate(v, "%s: values" % what) for v in values]
         if len(self.values) != len(self.boundaries) + 1:
             raise ValueError(
                 "%s: len(values) must be len(boundaries) + 1, got %d values and %d boundaries"
@@ -147,7 +155,7 @@ class PiecewiseScalingScheduler(LrScheduler):
         self.boundaries = _boundaries(boundaries, what)
         if not isinstance(scale, collections.abc.Sequence):
             scale = [scale] * len(self.boundaries)
-        scale = [_number(s, "%s: scale" % what) for s in scale]
+        scale = [_learning_rate(s, "%s: scale" % what) for s in scale]
         if len(scale) != len(self.boundaries):
             raise ValueError("%s: needs one scale per boundary, got %d scales and %d boundaries"
                              % (what, len(scale), len(self.boundaries)))
@@ -207,7 +215,8 @@ class PolynomialScheduler(_StepsScheduler):
     def __init__(self, base_lr, steps, end_learning_rate=0.0001, power=1.0, cycle=False,
                  warmup=None):
         super().__init__(base_lr, steps, warmup)
-        self.end_learning_rate = _number(end_learning_rate, "PolynomialScheduler: end_learning_rate")
+        self.end_learning_rate = _learning_rate(end_learning_rate,
+                                                "PolynomialScheduler: end_learning_rate")
         self.power = _number(power, "PolynomialScheduler: power")
         if self.power < 0:
             raise ValueError("PolynomialScheduler: power must be >= 0 (a negative power makes "
@@ -232,9 +241,13 @@ class PolynomialSchduler(PolynomialScheduler):
 class _RateScheduler(_StepsScheduler):
     """p = step / steps (floored with staircase)."""
 
+    # The bounds that keep the rate a finite number >= 0 at every step, as _number's keywords.
+    decay_rate_bounds = {}
+
     def __init__(self, base_lr, steps, decay_rate, staircase=False, warmup=None):
         super().__init__(base_lr, steps, warmup)
-        self.decay_rate = _number(decay_rate, "%s: decay_rate" % type(self).__name__)
+        self.decay_rate = _number(decay_rate, "%s: decay_rate" % type(self).__name__,
+                                  **self.decay_rate_bounds)
         self.staircase = _bool(staircase, "%s: staircase" % type(self).__name__)
 
     def _decay_attrs(self):
@@ -246,12 +259,14 @@ class ExponentialScheduler(_RateScheduler):
     """lr = base_lr * decay_rate ** p."""
 
     decay = "exponential"
+    decay_rate_bounds = {"above": 0}  # a negative rate to a fractional power is NaN
 
 
 class InverseTimeScheduler(_RateScheduler):
     """lr = base_lr / (1 + decay_rate * p)."""
 
     decay = "inverse_time"
+    decay_rate_bounds = {"low": 0}  # a negative rate divides by zero, then turns negative
 
 
 class NaturalExpScheduler(_RateScheduler):
@@ -346,6 +361,13 @@ def _variable_names(variables, optimizer):
     return list(variables)
 
 
+def check_loss(loss, what):
+    """TypeError unless `loss` is a blob. Integer losses train, as in OneFlow 0.3 (its int8
+    test_masked_fill / test_tril cases): their gradients flow in their own dtype."""
+    if not isinstance(loss, LazyBlob):
+        raise TypeError("%s: loss must be a blob, got %s" % (what, type(loss).__name__))
+
+
 class Optimizer:
     """What every optimizer has: a schedule, clipping, loss scaling, the variables it trains, and
     minimize(loss). Subclasses set `update_op` and return its hyper-parameters from _update()."""
@@ -436,8 +458,7 @@ class Optimizer:
         desc = session.tracing_job
         losses = list(loss) if isinstance(loss, (list, tuple)) else [loss]
         for item in losses:
-            if not isinstance(item, LazyBlob):
-                raise TypeError("minimize: loss must be a blob, got %s" % type(item).__name__)
+            check_loss(item, "minimize")
         # A predict job that calls minimize trains from here on, as in OneFlow 0.3 (whose minimize
         # set the job's train conf): ops traced before it (dropout, batch norm) stay in
         # inference mode, as they were there.

@@ -269,6 +269,8 @@ def reverse(input, axis, name=None):  # noqa: A002 - OneFlow's name
         if not -rank <= a < rank:
             raise ValueError("reverse: axis %d is out of range for input of shape %r"
                              % (a, tuple(input.shape)))
+        if tuples[a % rank][2] == -1:
+            raise ValueError("reverse: axis %r names axis %d twice" % (axis, a % rank))
         tuples[a % rank] = (None, None, -1)
     return slice_v2(input, tuples, name=name)
 
