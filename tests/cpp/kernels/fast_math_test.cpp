@@ -1,5 +1,6 @@
-// fast_math's float32 functions against float64 libm over their whole ranges: the accuracy
-// fast_math.h promises, and the special values (0, infinities, NaN, underflow).
+// fast_math's float32 functions against float64 libm (its float64 Exp against long double libm)
+// over their whole ranges: the accuracy fast_math.h promises, and the special values (0,
+// infinities, NaN, underflow).
 
 #include "oneflow/kernels/fast_math.h"
 
@@ -39,6 +40,31 @@ TEST(FastMath, ExpIsWithinTwoUlpAndSaturates) {
   EXPECT_EQ(fast_math::Exp(-std::numeric_limits<float>::infinity()), 0.0f);
   EXPECT_GT(fast_math::Exp(-100.0f), 0.0f);  // a denormal, as libm's
   EXPECT_TRUE(std::isnan(fast_math::Exp(std::nanf(""))));
+}
+
+TEST(FastMath, DoubleExpIsWithinTwoUlpAndSaturates) {
+  constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+  constexpr double kNormal = std::numeric_limits<double>::min();
+  constexpr int kCount = 400000;
+  for (int i = 0; i <= kCount; ++i) {
+    const double x = -745.0 + (709.78 + 745.0) * i / kCount + 1e-9 * (i % 7);
+    const long double exact = std::exp(static_cast<long double>(x));
+    const double error = std::fabs(static_cast<double>(fast_math::Exp(x) - exact));
+    // Denormal results carry fewer bits: half of their last place, twice for safety.
+    const double allowed = std::max(2 * kEpsilon * static_cast<double>(exact),
+                                    std::numeric_limits<double>::denorm_min());
+    ASSERT_LE(error, allowed) << "Exp(" << x << ") = " << fast_math::Exp(x) << " against "
+                              << static_cast<double>(exact);
+  }
+  EXPECT_EQ(fast_math::Exp(0.0), 1.0);
+  EXPECT_EQ(fast_math::Exp(710.0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(fast_math::Exp(1e300), std::numeric_limits<double>::infinity());
+  EXPECT_LT(fast_math::Exp(709.78), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(fast_math::Exp(-746.0), 0.0);
+  EXPECT_EQ(fast_math::Exp(-std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_GT(fast_math::Exp(-740.0), 0.0);  // a denormal, as libm's
+  EXPECT_LT(fast_math::Exp(-740.0), kNormal);
+  EXPECT_TRUE(std::isnan(fast_math::Exp(std::nan(""))));
 }
 
 TEST(FastMath, ExpBelow88AgreesWithExpWhileNormalAndFlushesAtMinus88) {
