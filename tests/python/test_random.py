@@ -1,6 +1,8 @@
 """flow.random.uniform / normal / bernoulli: statistics, a fresh sample every iteration, the
 same sequence for the same seed in a new session, the same numbers on 2-4 devices under every
 declared SBP signature, and argument errors."""
+import re
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,20 @@ def test_bernoulli():
     assert samples[0].dtype == np.float32
     np.testing.assert_allclose(samples[0].mean(), 0.3, atol=0.01)  # x = 0.3 everywhere
     assert not np.array_equal(samples[0], samples[1])
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.25, float("nan")])
+def test_bernoulli_probability_outside_zero_one_is_an_error(bad):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        return flow.random.bernoulli(x, seed=1, name="coin")
+
+    with pytest.raises(ValueError, match=r"bernoulli \(op 'coin'\): probability x\[1\] .* = "
+                                         r"%s is not in \[0, 1\]" % re.escape(repr(bad))):
+        job(np.array([0.5, bad, 0.5], np.float32))
+    np.testing.assert_array_equal(job(np.array([0.0, 1.0, 1.0], np.float32)), [0, 1, 1])
 
 
 MULTI_DEVICE_CASES = {

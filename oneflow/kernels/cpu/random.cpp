@@ -7,9 +7,11 @@
 // kernels built for each run's shapes of a dynamic input continue one sequence). SplitMix64's finalizer passes BigCrush as a stream generator.
 
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "oneflow/common/data_type.h"
+#include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/sbp/tensor_slice.h"
@@ -156,10 +158,20 @@ class RandomNormalKernel final : public Kernel {
 template <typename T>
 class BernoulliKernel final : public Kernel {
  public:
-  explicit BernoulliKernel(const KernelInitContext& ctx) : rows_(ctx, "out"), keys_(ctx) {}
+  explicit BernoulliKernel(const KernelInitContext& ctx)
+      : rows_(ctx, "out"), keys_(ctx), op_name_(ctx.conf().name()) {}
 
   void Forward(KernelContext& ctx) override {
-    const T* p = ctx.Input("x").data<T>();
+    const Blob& x = ctx.Input("x");
+    const T* p = x.data<T>();
+    // A probability outside [0, 1] (or NaN) is an error, as in PyTorch, not a silent 0 or 1.
+    for (int64_t i = 0; i < x.elem_count(); ++i) {
+      if (!(p[i] >= T(0) && p[i] <= T(1))) {
+        throw Error(ErrorKind::kValue)
+            << "bernoulli (op '" << op_name_ << "'): probability x[" << i << "] (flat index on "
+            << "this device) = " << static_cast<double>(p[i]) << " is not in [0, 1]";
+      }
+    }
     Blob& out = ctx.Output("out");
     const uint64_t key = keys_.For(ctx.piece_id());
     SwitchDataType(out.data_type(), [&]<typename Out>() {
@@ -173,6 +185,7 @@ class BernoulliKernel final : public Kernel {
  private:
   LogicalRows rows_;
   IterationKeys keys_;
+  std::string op_name_;
 };
 
 // A Fisher-Yates shuffle of 0 .. n - 1 drawing step i's bits as element i of the iteration's
