@@ -1,6 +1,6 @@
-"""Elementwise kernel throughput on one thread: flow.math.exp / gelu (float32, float64) and a
-broadcast add against PyTorch 1.13 (torch.set_num_threads(1), results written with out= into
-preallocated tensors, as our kernels write into their registers; torch cycles through `copies`
+"""Elementwise kernel throughput on one thread: flow.math.exp (float32, float64), log (float64),
+gelu and sigmoid (float32) and a broadcast add against PyTorch 1.13 (torch.set_num_threads(1),
+results written with out= into preallocated tensors, as our kernels write into their registers; torch cycles through `copies`
 output tensors, as our job's `copies` ops write `copies` different registers, so that both sides
 stream the same memory).
 
@@ -32,6 +32,8 @@ CASES = [
     ("exp_float32", lambda x, y: flow.math.exp(x), lambda x, y, out: torch.exp(x, out=out),
      (ELEMENTS,), None, np.float32),
     ("exp_float64", lambda x, y: flow.math.exp(x), lambda x, y, out: torch.exp(x, out=out),
+     (ELEMENTS,), None, np.float64),
+    ("log_float64", lambda x, y: flow.math.log(x), lambda x, y, out: torch.log(x, out=out),
      (ELEMENTS,), None, np.float64),
     ("gelu_float32", lambda x, y: flow.math.gelu(x),
      lambda x, y, out: out.copy_(torch.nn.functional.gelu(x)), (ELEMENTS,), None, np.float32),
@@ -76,7 +78,8 @@ def main():
     torch.set_num_threads(1)
     rng = np.random.RandomState(0)
     for name, flow_fn, torch_fn, x_shape, y_shape, dtype in CASES:
-        x = rng.uniform(-3, 3, size=x_shape).astype(dtype)
+        low = 0.01 if name.startswith("log") else -3  # log's domain
+        x = rng.uniform(low, 3, size=x_shape).astype(dtype)
         y = None if y_shape is None else rng.uniform(-3, 3, size=y_shape).astype(dtype)
         ours = oneflow_seconds(flow_fn, x, y, args.copies, args.iterations)
         x_torch = torch.from_numpy(x)

@@ -1,4 +1,4 @@
-// fast_math's float32 functions against float64 libm (its float64 Exp against long double libm)
+// fast_math's float32 functions against float64 libm (float64 Exp and Log against long double)
 // over their whole ranges: the accuracy fast_math.h promises, and the special values (0,
 // infinities, NaN, underflow).
 
@@ -65,6 +65,34 @@ TEST(FastMath, DoubleExpIsWithinTwoUlpAndSaturates) {
   EXPECT_GT(fast_math::Exp(-740.0), 0.0);  // a denormal, as libm's
   EXPECT_LT(fast_math::Exp(-740.0), kNormal);
   EXPECT_TRUE(std::isnan(fast_math::Exp(std::nan(""))));
+}
+
+TEST(FastMath, DoubleLogIsWithinTwoUlp) {
+  constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+  auto expect_close = [&](double x) {
+    const long double exact = std::log(static_cast<long double>(x));
+    const double error = std::fabs(static_cast<double>(fast_math::Log(x) - exact));
+    ASSERT_LE(error, 2 * kEpsilon * std::fabs(static_cast<double>(exact)) + 1e-300)
+        << "Log(" << x << ") = " << fast_math::Log(x) << " against "
+        << static_cast<double>(exact);
+  };
+  for (int i = 0; i <= 200000; ++i) {  // around 1, where log's relative accuracy is hardest
+    expect_close(0.5 + 1.5 * i / 200000.0);
+  }
+  for (int i = 0; i <= 200000; ++i) {  // every binade, denormals included
+    expect_close(std::exp2(-1074.0 + 2097.0 * i / 200000.0));
+  }
+  expect_close(1.0 + kEpsilon);
+  expect_close(1.0 - kEpsilon / 2);
+  expect_close(std::numeric_limits<double>::denorm_min());
+  expect_close(std::numeric_limits<double>::max());
+  EXPECT_EQ(fast_math::Log(1.0), 0.0);
+  EXPECT_EQ(fast_math::Log(0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(fast_math::Log(std::numeric_limits<double>::infinity()),
+            std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(fast_math::Log(-1.0)));
+  EXPECT_TRUE(std::isnan(fast_math::Log(-std::numeric_limits<double>::infinity())));
+  EXPECT_TRUE(std::isnan(fast_math::Log(std::nan(""))));
 }
 
 TEST(FastMath, ExpBelow88AgreesWithExpWhileNormalAndFlushesAtMinus88) {
