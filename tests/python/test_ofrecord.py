@@ -176,3 +176,19 @@ def test_truncated_part_file_is_reported(tmp_path):
     for _ in range(2):  # the same error again, not a StopIteration
         with pytest.raises(ValueError, match="claims 100 bytes"):
             read()
+
+
+def test_feature_key_that_is_not_utf8_keeps_the_error_message():
+    """Keys that are not UTF-8 appear escaped in the message (the message once came out
+    empty: Python could not decode it)."""
+    from oneflow.framework import ofrecord_reader
+
+    record = record_pb2.OFRecord()
+    record.feature["ab"].int32_list.value.extend([1, 2])
+    data = record.SerializeToString()
+    np.testing.assert_array_equal(
+        ofrecord_reader.decode_raw([data], "ab", (2,), flow.int32, False, False), [[1, 2]])
+    with pytest.raises(ValueError, match=r"record 0 of the batch has no feature 'ab'; it has "
+                                         r"\[\\xff\\xfe\]"):
+        ofrecord_reader.decode_raw([data.replace(b"ab", b"\xff\xfe")], "ab", (2,), flow.int32,
+                                   False, False)

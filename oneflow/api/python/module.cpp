@@ -2,6 +2,8 @@
 // registers the bindings of each area (session.cpp).
 #include <pybind11/pybind11.h>
 
+#include <cstring>
+
 #include "oneflow/common/error.h"
 
 namespace py = pybind11;
@@ -13,6 +15,20 @@ void BindBuildInfo(py::module_& module);
 void BindData(py::module_& module);
 }  // namespace oneflow
 
+namespace {
+
+// Sets a Python exception of `type` whose message is `what`, with bytes that are not UTF-8 (a
+// record's key, a file name) written as \xNN escapes instead of losing the whole message.
+void SetError(PyObject* type, const char* what) {
+  PyObject* message = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)),
+                                           "backslashreplace");
+  if (message == nullptr) { return; }  // MemoryError is set
+  PyErr_SetObject(type, message);
+  Py_DECREF(message);
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_oneflow_internal, module) {
   module.doc() = "C++ core of the oneflow package";
   py::register_exception_translator([](std::exception_ptr error) {
@@ -20,12 +36,12 @@ PYBIND11_MODULE(_oneflow_internal, module) {
       if (error) { std::rethrow_exception(error); }
     } catch (const oneflow::Error& e) {
       switch (e.kind()) {
-        case oneflow::ErrorKind::kValue: PyErr_SetString(PyExc_ValueError, e.what()); break;
-        case oneflow::ErrorKind::kType: PyErr_SetString(PyExc_TypeError, e.what()); break;
+        case oneflow::ErrorKind::kValue: SetError(PyExc_ValueError, e.what()); break;
+        case oneflow::ErrorKind::kType: SetError(PyExc_TypeError, e.what()); break;
         case oneflow::ErrorKind::kNotImplemented:
-          PyErr_SetString(PyExc_NotImplementedError, e.what());
+          SetError(PyExc_NotImplementedError, e.what());
           break;
-        default: PyErr_SetString(PyExc_RuntimeError, e.what()); break;
+        default: SetError(PyExc_RuntimeError, e.what()); break;
       }
     }
   });
