@@ -65,15 +65,29 @@ def _add_transpose(shape, perm, **kwargs):
     return job(x)
 
 
-@pytest.mark.parametrize("perm", [(0, 1), (0, 1, 1), (0, 1, 3), (-1, 0, 1)], ids=str)
+@pytest.mark.parametrize("perm", [(0, 1), (0, 1, 1), (0, 1, 3), (-4, 0, 1), (-1, 0, 2)],
+                         ids=str)
 def test_transpose_rejects_what_is_not_a_permutation(perm):
     with pytest.raises(ValueError, match=r"perm \[.*\].*not a permutation.*\(2, 3, 4\)"):
         _add_transpose((2, 3, 4), perm)
 
 
+def test_negative_perm_axes_count_from_the_end_as_numpy():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(v: flow.typing.Numpy.Placeholder((2, 3, 4))) -> flow.typing.Numpy:
+        return flow.transpose(v, (-1, 0, -2))
+
+    np.testing.assert_array_equal(job(x), np.transpose(x, (-1, 0, -2)))
+
+
 def test_transpose_argument_errors():
     with pytest.raises(TypeError, match="transpose: perm must be a sequence of ints"):
         _add_transpose((2, 3), 1)
+    with pytest.raises(TypeError, match="transpose: perm must be a sequence of ints"):
+        _add_transpose((2, 3), (1.5, 0))
     with pytest.raises(NotImplementedError, match="conjugate"):
         _add_transpose((2, 3), (1, 0), conjugate=True)
     # batch_axis_non_change only keeps the result's batch_axis (test_shape_ops.py).

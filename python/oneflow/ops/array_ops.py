@@ -80,18 +80,21 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def transpose(a, perm=None, conjugate=False, batch_axis_non_change=False, name=None):
-    """Permutes a's axes: out's axis i is a's axis perm[i]; perm None reverses them. The
-    result's batch_axis follows the permutation, or stays a's with batch_axis_non_change."""
+    """Permutes a's axes: out's axis i is a's axis perm[i] (negative: from the end); perm None
+    reverses them. The result's batch_axis follows the permutation, or stays a's with
+    batch_axis_non_change."""
     op_builder.check_blob(a, "transpose", "a")
     if conjugate:
         raise NotImplementedError("transpose: conjugate=True needs complex dtypes, which are not "
                                   "supported")
     if perm is None:
         perm = list(reversed(range(len(a.shape))))
-    try:
-        perm = [int(axis) for axis in perm]
-    except TypeError:
+    if not isinstance(perm, (list, tuple, np.ndarray)) or not all(shapes.is_int(axis)
+                                                                  for axis in perm):
         raise TypeError("transpose: perm must be a sequence of ints, got %r" % (perm,))
+    # Negative axes count from the end, as numpy's and PyTorch's; the op checks the rest.
+    rank = len(a.shape)
+    perm = [int(axis) + rank if -rank <= axis < 0 else int(axis) for axis in perm]
     out = op_builder.add_single_output_op("transpose", name, "Transpose", {"in": a},
                                           {"perm": perm})
     batch_axis = a.batch_axis
