@@ -66,6 +66,13 @@ def test_sparse_cross_entropy(shape, label_dtype):
     np.testing.assert_allclose(out.ravel(), torch_out.numpy(), rtol=1e-12)
 
 
+def test_sparse_cross_entropy_label_out_of_range_names_the_op():
+    prediction = np.full((2, 5), 0.2, np.float32)
+    with pytest.raises(ValueError, match=r"op 'SparseCrossEntropy_\d+_gather'\): index 7 at "
+                                         r"position 1 is out of range \[0, 5\)"):
+        _build(flow.nn.sparse_cross_entropy, np.array([1, 7], np.int32), prediction)
+
+
 def test_sparse_cross_entropy_oneflow_example_trailing_label_axis_and_zero_probability():
     prediction = np.array([[0.3, 0.7], [0.4, 0.6], [0.5, 0.5], [0.1, 0.9], [0.2, 0.8]],
                           np.float32)

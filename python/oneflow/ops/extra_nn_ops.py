@@ -53,6 +53,8 @@ def sparse_cross_entropy(labels, prediction, name=None):
     rank = len(prediction.shape)
     if rank == 0:
         raise ValueError("%s: prediction must have at least one axis (the classes)" % op)
+    # Named after the op even without a name, so that a label out of range names it.
+    name = op_builder.layer_name(name, "SparseCrossEntropy")
     if len(labels.shape) == rank and labels.shape[-1] == 1:
         labels = array_ops.reshape(labels, tuple(labels.shape[:-1]),
                                    name=_sub_name(name, "squeeze"))
