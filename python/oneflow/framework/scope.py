@@ -17,8 +17,8 @@ class Placement:
         if isinstance(device_names, str):
             device_names = [device_names]
         if not isinstance(device_names, (list, tuple)):
-            raise TypeError("placement devices must be a string like '0:0' or '0:0-3' (machine "
-                            ":devices) or a list of them, got %r" % (device_names,))
+            raise TypeError("placement devices must be a string like '0:0' or '0:0-3' "
+                            "(machine:devices) or a list of them, got %r" % (device_names,))
         device_names = list(device_names)
         if not device_names or not all(isinstance(name, str) for name in device_names):
             raise ValueError(
