@@ -222,6 +222,7 @@ def test_float64_values_beyond_a_float32_placeholder_are_an_error():
      "values must be a finite number, got nan"),
     (lambda: flow.optimizer.PiecewiseConstantScheduler([], [-0.1]), "values must be >= 0"),
     (lambda: flow.optimizer.CosineScheduler(float("inf"), 10), "base_lr must be a finite"),
+    (lambda: flow.optimizer.CosineScheduler(10 ** 400, 10), "base_lr must be a finite"),
     (lambda: flow.optimizer.ExponentialScheduler(0.1, 10, -0.5), "decay_rate must be > 0"),
     (lambda: flow.optimizer.InverseTimeScheduler(0.1, 10, -0.5), "decay_rate must be >= 0"),
     (lambda: flow.optimizer.PiecewiseScalingScheduler(0.1, [5], -1.0), "scale must be >= 0"),
@@ -229,8 +230,8 @@ def test_float64_values_beyond_a_float32_placeholder_are_an_error():
      "end_learning_rate must be >= 0"),
     (lambda: flow.optimizer.Adam(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
                                  beta1=float("nan")), "beta1 must be a finite number"),
-], ids=["nan value", "negative value", "inf base", "exponential", "inverse time", "scaling",
-        "polynomial end", "adam beta"])
+], ids=["nan value", "negative value", "inf base", "huge int base", "exponential",
+        "inverse time", "scaling", "polynomial end", "adam beta"])
 def test_learning_rates_that_would_be_nan_or_negative_are_refused(make, message):
     with pytest.raises(ValueError, match=message):
         make()

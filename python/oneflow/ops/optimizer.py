@@ -19,7 +19,11 @@ from oneflow.framework.blob import LazyBlob
 def _number(value, what, low=None, below=None, above=None, high=None):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("%s must be a number, got %r" % (what, value))
-    if not math.isfinite(value):  # NaN passes every comparison below
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond float's range
+        finite = False
+    if not finite:  # NaN passes every comparison below
         raise ValueError("%s must be a finite number, got %r" % (what, value))
     if low is not None and value < low:
         raise ValueError("%s must be >= %r, got %r" % (what, low, value))
