@@ -39,6 +39,11 @@ inline float Exp(float x) {
   const float result = e_r * scale_1 * scale_2;
   return x != x ? x : result;
 }
+// ln 2 split for float64 range reduction: kLn2Hi has 32 significant bits, so n * kLn2Hi is
+// exact for every exponent n; kLn2Lo = ln 2 - kLn2Hi.
+constexpr double kLn2Hi = 6.93147180369123816490e-01;
+constexpr double kLn2Lo = 1.90821492927058770002e-10;
+
 // e^x in float64, the same scheme: |r| <= ln2/2 and e^r by its Taylor series to r^13 (the
 // next term is below 1e-17 of the result), ln 2 split in two so that n ln2_hi is exact. The
 // integer n comes from the rounding constant's low bits and both scale factors use only 64-bit
@@ -52,8 +57,8 @@ inline double Exp(double x) {
   // k + 2048 in [972, 3072]: the low bits of `shifted`, offset to stay non-negative.
   const int64_t k_biased = std::bit_cast<int64_t>(shifted) - std::bit_cast<int64_t>(rounding) +
                            2048;
-  double r = clamped - n * 6.93147180369123816490e-01;  // ln2_hi: 32 bits, n * it is exact
-  r = r - n * 1.90821492927058770002e-10;               // ln2_lo = ln 2 - ln2_hi
+  double r = clamped - n * kLn2Hi;
+  r = r - n * kLn2Lo;
   double p = 1.0 / 6227020800.0;                        // 1/13!
   p = p * r + 1.0 / 479001600.0;
   p = p * r + 1.0 / 39916800.0;
@@ -156,9 +161,7 @@ inline double Log(double x) {
   p = p * z + 1.0 / 5.0;
   p = p * z + 1.0 / 3.0;
   const double log_m = 2.0 * s + 2.0 * s * z * p;
-  // e ln 2 with ln 2 split as in Exp: e * ln2_hi is exact.
-  const double result =
-      e * 6.93147180369123816490e-01 + (log_m + e * 1.90821492927058770002e-10);
+  const double result = e * kLn2Hi + (log_m + e * kLn2Lo);
   const double special = x == 0.0 ? -__builtin_inf() : (x < 0.0 ? __builtin_nan("") : x);
   return (x > 0.0 && x < __builtin_inf()) ? result : special;
 }
