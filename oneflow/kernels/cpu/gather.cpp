@@ -9,11 +9,11 @@
 // the work is split by (outer row, block of columns): distinct units write distinct memory.
 
 #include <algorithm>
-#include <cstring>
 
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/sbp/tensor_slice.h"
 
@@ -63,7 +63,7 @@ class GatherKernel final : public Kernel {
             IndexAt(index_type, index_data, batch * g.indices_per_batch + position) - part_begin;
         T* target = out + row * g.inner;
         if (local >= 0 && local < g.axis_dim) {
-          std::memcpy(target, in + (outer * g.axis_dim + local) * g.inner, g.inner * sizeof(T));
+          CopyRow(target, in + (outer * g.axis_dim + local) * g.inner, g.inner * sizeof(T));
         } else {
           std::fill(target, target + g.inner, T(0));
         }

@@ -12,6 +12,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -72,7 +73,7 @@ class GatherNdKernel final : public Kernel {
     const int64_t* offsets = offsets_.data();
     ParallelForRows(ctx, indexer_.rows, inner, [=](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
-        std::memcpy(out + row * inner, params + offsets[row] * inner, inner * sizeof(T));
+        CopyRow(out + row * inner, params + offsets[row] * inner, inner * sizeof(T));
       }
     });
   }
@@ -153,7 +154,7 @@ class TensorScatterNdUpdateKernel final : public Kernel {
     // Rows in index order (ScatterRows), so that a later duplicate wins.
     ScatterRows(ctx, indexer_, offsets_.data(), updates, out,
                 [](T* target, const T* source, int64_t width) {
-                  std::memcpy(target, source, width * sizeof(T));
+                  CopyRow(target, source, width * sizeof(T));
                 });
   }
 

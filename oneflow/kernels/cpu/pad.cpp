@@ -3,11 +3,11 @@
 // threads: each output row copies the source row's middle with memcpy and mirrors (or
 // repeats) its ends; the gradients add each padded element onto its source in the same plane.
 
-#include <cstring>
 
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/strided_copy.h"
 
@@ -68,7 +68,7 @@ class PadKernel final : public Kernel {
           continue;
         }
         std::fill(target, target + left, value);
-        std::memcpy(target + left, x + x_offset, x_row * sizeof(T));
+        CopyRow(target + left, x + x_offset, x_row * sizeof(T));
         std::fill(target + left + x_row, target + y_row, value);
       }
     });
@@ -130,7 +130,7 @@ class Pad2dKernel final : public Kernel {
           for (int64_t col = 0; col < g.left; ++col) {
             target[col] = source[Mode::Source(col - g.left, g.width)];
           }
-          std::memcpy(target + g.left, source, g.width * sizeof(T));
+          CopyRow(target + g.left, source, g.width * sizeof(T));
           for (int64_t col = g.left + g.width; col < g.out_width; ++col) {
             target[col] = source[Mode::Source(col - g.left, g.width)];
           }

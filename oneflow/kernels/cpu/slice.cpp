@@ -3,11 +3,11 @@
 // its output row by row. They only move bytes, so one kernel per element size serves every dtype.
 
 #include <algorithm>
-#include <cstring>
 
 #include "oneflow/framework/index_functions.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 #include "oneflow/kernels/cpu/strided_copy.h"
 
@@ -123,7 +123,7 @@ class ConcatKernel final : public Kernel {
       for (int64_t row = begin; row < end; ++row) {
         char* target = out + row * out_run;
         for (size_t index = 0; index < inputs.size(); ++index) {
-          std::memcpy(target, inputs[index] + row * runs[index], runs[index]);
+          CopyRow(target, inputs[index] + row * runs[index], runs[index]);
           target += runs[index];
         }
       }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "oneflow/common/error.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -76,7 +77,7 @@ void StridedCopy::CopyRows(const E* src, E* dst, int64_t row_begin, int64_t row_
   }
   for (int64_t row = row_begin; row < row_end; ++row) {
     if (contiguous) {
-      std::memcpy(dst + dst_offset, src + src_offset, row_size * sizeof(E));
+      CopyRow(dst + dst_offset, src + src_offset, row_size * sizeof(E));
     } else {
       const E* from = src + src_offset;
       E* to = dst + dst_offset;

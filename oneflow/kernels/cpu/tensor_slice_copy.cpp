@@ -1,9 +1,9 @@
 #include "oneflow/kernels/cpu/tensor_slice_copy.h"
 
-#include <cstring>
 #include <vector>
 
 #include "oneflow/common/error.h"
+#include "oneflow/kernels/cpu/copy_row.h"
 
 namespace oneflow {
 
@@ -85,7 +85,7 @@ void CopyTensorSlice(DataType data_type, const TensorSlice& region, const void* 
       SwitchDataType(data_type,
                      AddBlock{from + src_offset * element, to + dst_offset * element, block});
     } else {
-      std::memcpy(to + dst_offset * element, from + src_offset * element, block * element);
+      CopyRow(to + dst_offset * element, from + src_offset * element, block * element);
     }
     int64_t axis = block_axis - 1;
     while (axis >= 0 && ++index[axis] == region.extent[axis]) {
