@@ -236,6 +236,51 @@ def test_long_rows_with_nan_and_infinities_match_numpy(dtype):
     np.testing.assert_array_equal(out[:, 3], np.argmin(x, axis=1))
 
 
+ROW_LENGTHS = list(range(1, 70)) + [95, 96, 97, 255, 256, 257, 300]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64],
+                         ids=["float32", "float64", "int32", "int64"])
+def test_rows_of_every_short_length_match_numpy(dtype):
+    # Last-axis sum, max and min of 5 rows of every length up to 69 and around the lane and block
+    # sizes (32 lanes, float blocks of 256): the lanes' vector merge, the tail and their sum.
+    from typing import Tuple
+
+    import oneflow.typing as tp
+
+    rng = np.random.RandomState(11)
+    if np.issubdtype(dtype, np.integer):
+        x = rng.randint(-1000, 1000, size=(5, max(ROW_LENGTHS))).astype(dtype)
+    else:
+        x = rng.standard_normal((5, max(ROW_LENGTHS))).astype(dtype)
+    flow_type = {np.float32: flow.float32, np.float64: flow.float64, np.int32: flow.int32,
+                 np.int64: flow.int64}[dtype]
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(b: tp.Numpy.Placeholder(x.shape, dtype=flow_type)
+            ) -> Tuple[(tp.Numpy,) * (3 * len(ROW_LENGTHS))]:
+        outs = []
+        for length in ROW_LENGTHS:
+            row = flow.slice_v2(b, [(None, None, None), (0, length, 1)])
+            outs += [flow.math.reduce_sum(row, axis=1), flow.math.reduce_max(row, axis=1),
+                     flow.math.reduce_min(row, axis=1)]
+        return tuple(outs)
+
+    outs = job(x)
+    for index, length in enumerate(ROW_LENGTHS):
+        rows = x[:, :length]
+        total, largest, smallest = outs[3 * index: 3 * index + 3]
+        if np.issubdtype(dtype, np.integer):
+            np.testing.assert_array_equal(total, rows.sum(axis=1, dtype=dtype),
+                                          "sum of %d" % length)
+        else:
+            np.testing.assert_allclose(total, rows.astype(np.float64).sum(axis=1),
+                                       rtol=1e-6, atol=1e-5, err_msg="sum of %d" % length)
+        np.testing.assert_array_equal(largest, rows.max(axis=1), "max of %d" % length)
+        np.testing.assert_array_equal(smallest, rows.min(axis=1), "min of %d" % length)
+
+
 def test_prod_gradient_with_zeros_is_exact():
     x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, -2.0, 4.0]])
     _, gradients = check_op(lambda b: flow.math.reduce_prod(b, axis=1),

@@ -4,8 +4,9 @@
 // A reduction over any set of axes is first viewed as [outer kept O][reduced R][inner kept I]
 // by dropping size-1 axes and merging neighbours of the same kind; this covers full, last-axis,
 // first-axis and middle-axis reductions. Two loops do the work:
-//   - I == 1 (contiguous rows): `ReduceContiguous`, 32 independent accumulator lanes (compiled
-//     to vector registers; also what makes float sums accurate, see below), merged pairwise;
+//   - I == 1 (contiguous rows): `ReduceRow`, 32 independent accumulator lanes (compiled to
+//     vector registers; also what makes float sums accurate, see below), merged pairwise by
+//     vector shuffles (`MergeLanes`); `ReduceRows` does a task's rows in one dispatched call;
 //   - I > 1 (row accumulation): a chunk of up to kReduceChunk accumulators per (o, chunk) task,
 //     each reduced row added to it elementwise, four rows per pass.
 // Tasks (o, chunk) are spread over the device's compute threads; when there are fewer of them
@@ -14,7 +15,7 @@
 //
 // A Reducer (see SumReducer) says how elements combine: Acc Identity(), Acc Combine(Acc, T),
 // Acc Merge(Acc, Acc), Out Finish(Acc). Float sums and products accumulate in double (contiguous
-// float sums: in float within blocks of 256, see ReduceContiguous): a float32 sum of millions of
+// float sums: in float within blocks of 256, see ReduceRow): a float32 sum of millions of
 // elements then stays within float32 rounding of the exact value (the test checks 4M
 // mixed-magnitude elements against float64 at 1e-6), and the conversion costs little next to
 // reading the input.
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -89,7 +91,9 @@ struct MaxReducer {
   using Out = T;
   static Acc Identity() { return LowestValue<T>(); }
   static Acc Combine(Acc acc, T x) { return (x > acc || IsNan(x)) ? x : acc; }
-  static Acc CombineOrdered(Acc acc, T x) { return x > acc ? x : acc; }
+  static Acc CombineOrdered(Acc acc, T x) { return Ordered(acc, x); }
+  template <typename V>
+  static V Ordered(V a, V b) { return b > a ? b : a; }  // scalars or vectors
   static Acc Merge(Acc a, Acc b) { return Combine(a, b); }
   static Out Finish(Acc acc) { return acc; }
 };
@@ -100,7 +104,9 @@ struct MinReducer {
   using Out = T;
   static Acc Identity() { return HighestValue<T>(); }
   static Acc Combine(Acc acc, T x) { return (x < acc || IsNan(x)) ? x : acc; }
-  static Acc CombineOrdered(Acc acc, T x) { return x < acc ? x : acc; }
+  static Acc CombineOrdered(Acc acc, T x) { return Ordered(acc, x); }
+  template <typename V>
+  static V Ordered(V a, V b) { return b < a ? b : a; }  // scalars or vectors
   static Acc Merge(Acc a, Acc b) { return Combine(a, b); }
   static Out Finish(Acc acc) { return acc; }
 };
@@ -138,17 +144,53 @@ constexpr int kReduceLanes = 32;
 constexpr int64_t kReduceChunk = 512;
 constexpr int64_t kFloatSumBlock = 8 * kReduceLanes;
 
-// The reduction of x[0, count) with kReduceLanes independent accumulators merged pairwise.
+// `merge` over the lanes of one vector: each lane merged with the lane Half away (a constant
+// shuffle), halving until lane 0 holds the whole merge.
+template <int Half, typename Vector, typename Merge, int... Lane>
+__attribute__((always_inline)) inline auto MergeWithin(Vector merged, Merge merge,
+                                                        std::integer_sequence<int, Lane...> lanes) {
+  using Index = decltype(merged != merged);
+  merged = merge(merged, __builtin_shuffle(merged, Index{(Lane ^ Half)...}));
+  if constexpr (Half > 1) {
+    return MergeWithin<Half / 2>(merged, merge, lanes);
+  } else {
+    return merged[0];
+  }
+}
+
+// The merge of lanes[0, kReduceLanes) by `merge` (associative, commutative), written with
+// 32-byte GCC vectors: the lanes' vectors merged pairwise, then the lanes of one vector by
+// shuffles. `merge` takes and returns vectors. (The same halving over a plain array GCC compiles
+// to scalar code through the stack, and rows of 64 elements then cost 3x what they read.)
+template <typename Acc, typename Merge>
+__attribute__((always_inline)) inline Acc MergeLanes(const Acc* lanes, Merge merge) {
+  typedef Acc Vector __attribute__((vector_size(32)));
+  constexpr int kWidth = static_cast<int>(sizeof(Vector) / sizeof(Acc));
+  static_assert(kReduceLanes % kWidth == 0, "whole vectors of lanes");
+  Vector vectors[kReduceLanes / kWidth];
+  std::memcpy(vectors, lanes, sizeof(vectors));
+#pragma GCC unroll 4
+  for (int count = kReduceLanes / kWidth / 2; count > 0; count /= 2) {
+#pragma GCC unroll 8
+    for (int j = 0; j < count; ++j) { vectors[j] = merge(vectors[j], vectors[j + count]); }
+  }
+  return MergeWithin<kWidth / 2>(vectors[0], merge, std::make_integer_sequence<int, kWidth>());
+}
+
+// The reduction of x[0, count) with kReduceLanes independent accumulators merged pairwise;
+// inlined into the two dispatched entry points below.
 template <typename Reducer, typename T>
-ONEFLOW_CPU_DISPATCH typename Reducer::Acc ReduceContiguous(const T* __restrict__ x,
-                                                            int64_t count) {
+__attribute__((always_inline)) inline typename Reducer::Acc ReduceRow(const T* __restrict__ x,
+                                                                      int64_t count) {
   using Acc = typename Reducer::Acc;
   Acc lanes[kReduceLanes];
   for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Identity(); }
   int64_t i = 0;
   if constexpr (HasOrderedCombine<Reducer, T>::value) {
-    // Max / min: NaN seen in any lane makes the result NaN (integer lanes of T's width, so the
-    // compare masks vectorize alongside the values). 2x faster than the NaN-testing select.
+    // Max / min: the lanes skip NaN (one compare and one select per element, so the lanes stay
+    // in registers) while integer flags of T's width, vectorized alongside, note whether any
+    // element was NaN; the result is then NaN. 2x faster than the NaN-testing select. The tail
+    // (under kReduceLanes elements) takes the NaN-testing Combine.
     using Flag = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
     Flag nan[kReduceLanes] = {};
     for (; i + kReduceLanes <= count; i += kReduceLanes) {
@@ -158,33 +200,58 @@ ONEFLOW_CPU_DISPATCH typename Reducer::Acc ReduceContiguous(const T* __restrict_
         nan[j] |= static_cast<Flag>(IsNan(x_j));
       }
     }
-    Flag any_nan = 0;
-    for (; i < count; ++i) { any_nan |= static_cast<Flag>(IsNan(x[i])); }
-    for (int j = 0; j < kReduceLanes; ++j) { any_nan |= nan[j]; }
-    if (any_nan != 0) { return std::numeric_limits<T>::quiet_NaN(); }
-    i = count - count % kReduceLanes;  // the tail again, as values
-  }
-  if constexpr (std::is_same_v<Reducer, SumReducer<float>>) {
-    // Blocks of kFloatSumBlock elements are summed in float lanes (8 additions per lane, so
-    // within a few float roundings of the block's exact sum) and the blocks' lane sums in the
-    // double lanes: the accuracy of double accumulation at float's vector width. (More float
-    // lanes measured slower: GCC then keeps the block on the stack.)
-    for (; i + kFloatSumBlock <= count; i += kFloatSumBlock) {
-      float block[kReduceLanes] = {};
-      for (int64_t b = 0; b < kFloatSumBlock; b += kReduceLanes) {
-        for (int j = 0; j < kReduceLanes; ++j) { block[j] += x[i + b + j]; }
+    const bool any_nan = MergeLanes(nan, [](auto a, auto b) { return a | b; }) != 0;
+    Acc acc = any_nan ? std::numeric_limits<T>::quiet_NaN()
+                      : MergeLanes(lanes, [](auto a, auto b) { return Reducer::Ordered(a, b); });
+    for (; i < count; ++i) { acc = Reducer::Combine(acc, x[i]); }
+    return acc;
+  } else {
+    if constexpr (std::is_same_v<Reducer, SumReducer<float>>) {
+      // Blocks of kFloatSumBlock elements are summed in float lanes (8 additions per lane, so
+      // within a few float roundings of the block's exact sum) and the blocks' lane sums in the
+      // double lanes: the accuracy of double accumulation at float's vector width. (More float
+      // lanes measured slower: GCC then keeps the block on the stack.)
+      for (; i + kFloatSumBlock <= count; i += kFloatSumBlock) {
+        float block[kReduceLanes] = {};
+        for (int64_t b = 0; b < kFloatSumBlock; b += kReduceLanes) {
+          for (int j = 0; j < kReduceLanes; ++j) { block[j] += x[i + b + j]; }
+        }
+        for (int j = 0; j < kReduceLanes; ++j) { lanes[j] += static_cast<Acc>(block[j]); }
       }
-      for (int j = 0; j < kReduceLanes; ++j) { lanes[j] += static_cast<Acc>(block[j]); }
+    }
+    for (; i + kReduceLanes <= count; i += kReduceLanes) {
+      for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i + j]); }
+    }
+    if constexpr (std::is_same_v<Reducer, SumReducer<T>> && std::is_arithmetic_v<Acc>) {
+      // The tail in an accumulator of its own: the lanes stay in registers.
+      Acc tail = Reducer::Identity();
+      for (; i < count; ++i) { tail = Reducer::Combine(tail, x[i]); }
+      return MergeLanes(lanes, [](auto a, auto b) { return a + b; }) + tail;
+    } else {
+      for (int j = 0; i < count; ++i, ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i]); }
+      for (int width = kReduceLanes / 2; width > 0; width /= 2) {
+        for (int j = 0; j < width; ++j) { lanes[j] = Reducer::Merge(lanes[j], lanes[j + width]); }
+      }
+      return lanes[0];
     }
   }
-  for (; i + kReduceLanes <= count; i += kReduceLanes) {
-    for (int j = 0; j < kReduceLanes; ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i + j]); }
+}
+
+// The reduction of x[0, count).
+template <typename Reducer, typename T>
+ONEFLOW_CPU_DISPATCH typename Reducer::Acc ReduceContiguous(const T* __restrict__ x,
+                                                            int64_t count) {
+  return ReduceRow<Reducer>(x, count);
+}
+
+// out[r] = the finished reduction of row r, x[r * count, (r + 1) * count), for r in [0, rows):
+// one call for many rows (a call per short row cost more than the row).
+template <typename Reducer, typename T>
+ONEFLOW_CPU_DISPATCH void ReduceRows(const T* __restrict__ x, int64_t rows, int64_t count,
+                                     typename Reducer::Out* __restrict__ out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    out[r] = Reducer::Finish(ReduceRow<Reducer>(x + r * count, count));
   }
-  for (int j = 0; i < count; ++i, ++j) { lanes[j] = Reducer::Combine(lanes[j], x[i]); }
-  for (int width = kReduceLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) { lanes[j] = Reducer::Merge(lanes[j], lanes[j + width]); }
-  }
-  return lanes[0];
 }
 
 // acc[j] combined with rows[r * row_stride + j] for r in [0, rows), j in [0, width).
@@ -259,7 +326,8 @@ class ReduceView {
     const int64_t threads = ctx.cpu_device().compute_threads();
     int64_t parts = 1;
     if (tasks < threads && in_count_ >= 2 * kElementwiseGrain) {
-      parts = std::min<int64_t>((threads + tasks - 1) / tasks * 2, std::max<int64_t>(reduce / 64, 1));
+      parts = std::min<int64_t>((threads + tasks - 1) / tasks * 2,
+                                std::max<int64_t>(reduce / 64, 1));
     }
     // One task: (o, chunk, part) -> the partial reduction of its rows into `target`.
     auto task = [=](int64_t t, Acc* target) {
@@ -280,12 +348,18 @@ class ReduceView {
     };
     const int64_t work_per_task = std::max<int64_t>(1, in_count_ / (tasks * parts));
     const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / work_per_task);
+    if (parts == 1 && inner == 1) {
+      ParallelForElements(ctx, tasks, grain, [=](int64_t begin, int64_t end) {
+        ReduceRows<Reducer>(in + begin * reduce, end - begin, reduce, out + begin);
+      });
+      return;
+    }
     if (parts == 1) {
       ParallelForElements(ctx, tasks, grain, [=](int64_t begin, int64_t end) {
         Acc buffer[kReduceChunk];
         for (int64_t t = begin; t < end; ++t) {
           const int64_t chunk = t % chunks, o = t / chunks;
-          const int64_t width = inner == 1 ? 1 : std::min(kReduceChunk, inner - chunk * kReduceChunk);
+          const int64_t width = std::min(kReduceChunk, inner - chunk * kReduceChunk);
           task(t, buffer);
           typename Reducer::Out* target = out + o * inner + chunk * kReduceChunk;
           for (int64_t j = 0; j < width; ++j) { target[j] = Reducer::Finish(buffer[j]); }
@@ -328,7 +402,9 @@ class ReduceView {
             Reducer::Merge(acc[out_offset], ReduceContiguous<Reducer>(in_row, row_size));
       } else {
         Acc* target = acc.data() + out_offset;
-        for (int64_t i = 0; i < row_size; ++i) { target[i] = Reducer::Combine(target[i], in_row[i]); }
+        for (int64_t i = 0; i < row_size; ++i) {
+          target[i] = Reducer::Combine(target[i], in_row[i]);
+        }
       }
     }
     for (int64_t i = 0; i < out_count_; ++i) { out[i] = Reducer::Finish(acc[i]); }
