@@ -236,23 +236,24 @@ def test_long_rows_with_nan_and_infinities_match_numpy(dtype):
     np.testing.assert_array_equal(out[:, 3], np.argmin(x, axis=1))
 
 
-ROW_LENGTHS = list(range(1, 70)) + [95, 96, 97, 255, 256, 257, 300]
+ROW_LENGTHS = list(range(1, 70)) + [95, 96, 97, 127, 128, 129, 255, 256, 257, 300]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64],
                          ids=["float32", "float64", "int32", "int64"])
 def test_rows_of_every_short_length_match_numpy(dtype):
-    # Last-axis sum, max and min of 5 rows of every length up to 69 and around the lane and block
-    # sizes (32 lanes, float blocks of 256): the lanes' vector merge, the tail and their sum.
+    # Last-axis sum, max and min of 21 rows of every length up to 69 and around the lane, short
+    # row and block sizes (32 lanes, float rows of up to 128 summed 8 rows at a time, float
+    # blocks of 256): the lanes' vector merge, the 8-row fold, the tails and their sums.
     from typing import Tuple
 
     import oneflow.typing as tp
 
     rng = np.random.RandomState(11)
     if np.issubdtype(dtype, np.integer):
-        x = rng.randint(-1000, 1000, size=(5, max(ROW_LENGTHS))).astype(dtype)
+        x = rng.randint(-1000, 1000, size=(21, max(ROW_LENGTHS))).astype(dtype)
     else:
-        x = rng.standard_normal((5, max(ROW_LENGTHS))).astype(dtype)
+        x = rng.standard_normal((21, max(ROW_LENGTHS))).astype(dtype)
     flow_type = {np.float32: flow.float32, np.float64: flow.float64, np.int32: flow.int32,
                  np.int64: flow.int64}[dtype]
     flow.clear_default_session()
