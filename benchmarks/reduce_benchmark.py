@@ -1,7 +1,8 @@
 """Reduction and arg/sort kernel time on one thread against PyTorch 1.13
 (torch.set_num_threads(1)): reduce_sum over the last and over the first axis of a (1024, 1024)
 float32, the full sum, reduce_max over the last axis, argmax over the last axis, and top_k
-(k = 5) over the last axis.
+(k = 5) over the last axis; then reduce_sum and reduce_max over short last axes, (65536, 16) and
+(16384, 64) (rows of up to 128 floats are reduced 8 at a time).
 
 Our side is measured inside real jobs with the per-call runtime cost removed, as in
 elementwise_benchmark.py: a job applies the op `--copies` times to the same input, a second
@@ -50,6 +51,17 @@ CASES = [
      lambda x, out: torch.topk(x, 5, dim=1), None, None),
 ]
 
+SHORT_ROW_SHAPES = [(65536, 16), (16384, 64)]
+
+
+def _short_row_cases():
+    for rows, length in SHORT_ROW_SHAPES:
+        yield ("reduce_sum_rows_of_%d" % length, lambda x: flow.math.reduce_sum(x, axis=1),
+               _torch_sum(1), (rows,), torch.float32, (rows, length))
+        yield ("reduce_max_rows_of_%d" % length, lambda x: flow.math.reduce_max(x, axis=1),
+               lambda x, out: torch.amax(x, dim=1, out=out), (rows,), torch.float32,
+               (rows, length))
+
 
 def oneflow_job(flow_fn, x, copies):
     flow.clear_default_session()
@@ -83,8 +95,9 @@ def main():
     parser.add_argument("--copies", type=int, default=9)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    x = np.random.RandomState(0).standard_normal(SHAPE).astype(np.float32)
-    for name, flow_fn, torch_fn, out_shape, out_dtype in CASES:
+    cases = [case + (SHAPE,) for case in CASES] + list(_short_row_cases())
+    for name, flow_fn, torch_fn, out_shape, out_dtype, shape in cases:
+        x = np.random.RandomState(0).standard_normal(shape).astype(np.float32)
         ours = oneflow_seconds(flow_fn, x, args.copies, args.iterations)
         theirs = torch_seconds(torch_fn, x, out_shape, out_dtype, args.iterations * 10)
         print(json.dumps({"case": name, "oneflow_us": round(ours * 1e6, 1),

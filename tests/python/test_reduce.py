@@ -236,6 +236,42 @@ def test_long_rows_with_nan_and_infinities_match_numpy(dtype):
     np.testing.assert_array_equal(out[:, 3], np.argmin(x, axis=1))
 
 
+@pytest.mark.parametrize("length", [5, 16, 37, 64, 128])
+def test_short_rows_with_nan_and_infinities_match_numpy(length):
+    # Float rows of up to 128 are reduced 8 at a time (17 rows: two groups and one row alone):
+    # NaN in a vector part and in a tail, each in a different row of a group, infinities, rows
+    # of -inf and +inf only, and a NaN next to an inf.
+    import oneflow.typing as tp
+
+    rng = np.random.RandomState(length)
+    x = rng.standard_normal((17, length)).astype(np.float32)
+    x[1, 0] = np.nan
+    x[6, length - 1] = np.nan
+    x[10, length // 2] = np.nan
+    x[3, length // 3], x[3, length - 1] = np.inf, -np.inf
+    x[4, :] = -np.inf
+    x[12, :] = np.inf
+    x[13, 0], x[13, length - 1] = np.inf, np.nan
+    x[16, length - 1] = np.nan
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(b: tp.Numpy.Placeholder(x.shape)) -> tp.Numpy:
+        return flow.stack([flow.math.reduce_max(b, axis=1), flow.math.reduce_min(b, axis=1),
+                           flow.math.reduce_sum(b, axis=1)], axis=1)
+
+    out = job(x)
+    np.testing.assert_array_equal(out[:, 0], np.max(x, axis=1))
+    np.testing.assert_array_equal(out[:, 1], np.min(x, axis=1))
+    # Sums: within a few float32 roundings of the sum of magnitudes (rows cancel).
+    with np.errstate(invalid="ignore"):  # inf - inf in the references
+        exact = x.astype(np.float64).sum(axis=1)
+        bound = 4 * np.finfo(np.float32).eps * np.abs(x.astype(np.float64)).sum(axis=1)
+    finite = np.isfinite(exact)
+    np.testing.assert_array_equal(out[~finite, 2], exact[~finite])
+    assert np.all(np.abs(out[finite, 2] - exact[finite]) <= bound[finite])
+
+
 ROW_LENGTHS = list(range(1, 70)) + [95, 96, 97, 127, 128, 129, 255, 256, 257, 300]
 
 

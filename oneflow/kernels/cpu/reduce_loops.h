@@ -6,7 +6,8 @@
 // first-axis and middle-axis reductions. Two loops do the work:
 //   - I == 1 (contiguous rows): `ReduceRow`, 32 independent accumulator lanes (compiled to
 //     vector registers; also what makes float sums accurate, see below), merged pairwise by
-//     vector shuffles (`MergeLanes`); `ReduceRows` does a task's rows in one dispatched call;
+//     vector shuffles (`MergeLanes`); `ReduceRows` does a task's rows in one dispatched call,
+//     float rows of up to 128 (sum, max, min) 8 at a time (`ReduceEightShortRows`);
 //   - I > 1 (row accumulation): a chunk of up to kReduceChunk accumulators per (o, chunk) task,
 //     each reduced row added to it elementwise, four rows per pass.
 // Tasks (o, chunk) are spread over the device's compute threads; when there are fewer of them
@@ -256,45 +257,80 @@ ONEFLOW_CPU_DISPATCH typename Reducer::Acc ReduceContiguous(const T* __restrict_
   return ReduceRow<Reducer>(x, count);
 }
 
-// Float rows of at most kShortSumRow elements are summed kSumRowsAtOnce at a time: each row in
-// one vector of 8 float lanes (at most 16 additions per lane, fewer than a block's roundings
-// allow), then the 8 rows' vectors folded together by shuffles into one vector of their 8 sums.
-// A horizontal merge per row cost more than a row of 64 elements.
-constexpr int64_t kShortSumRow = 128;
-constexpr int64_t kSumRowsAtOnce = 8;
+// Float rows of at most kShortRow elements (sums, max, min) are reduced kRowsAtOnce at a time:
+// each row into one vector of 8 float lanes (a sum: at most 16 additions per lane, fewer than a
+// block's roundings allow), then the 8 rows' vectors folded together by shuffles into one vector
+// of their 8 results. A horizontal merge per row cost more than a row of 64 elements.
+constexpr int64_t kShortRow = 128;
+constexpr int64_t kRowsAtOnce = 8;
 typedef float Float8 __attribute__((vector_size(32)));
 typedef float UnalignedFloat8 __attribute__((vector_size(32), aligned(4)));
 typedef int32_t Int8 __attribute__((vector_size(32)));
 
-// [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7]
-__attribute__((always_inline)) inline Float8 PairSums(Float8 a, Float8 b) {
-  return __builtin_shuffle(a, b, Int8{0, 2, 8, 10, 4, 6, 12, 14}) +
-         __builtin_shuffle(a, b, Int8{1, 3, 9, 11, 5, 7, 13, 15});
+template <typename Reducer>
+constexpr bool kFoldsShortRows = std::is_same_v<Reducer, SumReducer<float>> ||
+                                 std::is_same_v<Reducer, MaxReducer<float>> ||
+                                 std::is_same_v<Reducer, MinReducer<float>>;
+
+// merge(a, b) over 8 rows' vectors into one vector whose lane k is row k's merge: each step pairs
+// neighbouring lanes of two vectors ([a0.a1, a2.a3, b0.b1, b2.b3, a4.a5, a6.a7, b4.b5, b6.b7]),
+// twice, then the two halves.
+template <typename Vector, typename Merge>
+__attribute__((always_inline)) inline Vector FoldEight(const Vector* rows, Merge merge) {
+  auto pair = [merge](Vector a, Vector b) {
+    return merge(__builtin_shuffle(a, b, Int8{0, 2, 8, 10, 4, 6, 12, 14}),
+                 __builtin_shuffle(a, b, Int8{1, 3, 9, 11, 5, 7, 13, 15}));
+  };
+  const Vector abcd = pair(pair(rows[0], rows[1]), pair(rows[2], rows[3]));
+  const Vector efgh = pair(pair(rows[4], rows[5]), pair(rows[6], rows[7]));
+  return merge(__builtin_shuffle(abcd, efgh, Int8{0, 1, 2, 3, 8, 9, 10, 11}),
+               __builtin_shuffle(abcd, efgh, Int8{4, 5, 6, 7, 12, 13, 14, 15}));
 }
 
-// The sums of 8 short rows, x + k * count for k in [0, 8), as one vector.
-__attribute__((always_inline)) inline Float8 SumEightShortRows(const float* __restrict__ x,
-                                                               int64_t count) {
-  Float8 rows[kSumRowsAtOnce];
-  float tails[kSumRowsAtOnce];
-  for (int64_t k = 0; k < kSumRowsAtOnce; ++k) {
+// The finished reductions of 8 short float rows, x + k * count for k in [0, 8), into out[0, 8).
+// Max and min: the lanes skip NaN and flags note one, as in ReduceRow.
+template <typename Reducer>
+__attribute__((always_inline)) inline void ReduceEightShortRows(const float* __restrict__ x,
+                                                                int64_t count,
+                                                                float* __restrict__ out) {
+  constexpr bool kSum = std::is_same_v<Reducer, SumReducer<float>>;
+  Float8 rows[kRowsAtOnce];
+  Int8 nans[kRowsAtOnce];
+  float tails[kRowsAtOnce];
+  for (int64_t k = 0; k < kRowsAtOnce; ++k) {
     const float* row = x + k * count;
-    Float8 lanes = {};
+    Float8 lanes = Float8{} + static_cast<float>(Reducer::Identity());
+    Int8 nan = {};
     int64_t i = 0;
-    for (; i + 8 <= count; i += 8) { lanes += *reinterpret_cast<const UnalignedFloat8*>(row + i); }
-    float tail = 0;
-    for (; i < count; ++i) { tail += row[i]; }
+    for (; i + 8 <= count; i += 8) {
+      const Float8 v = *reinterpret_cast<const UnalignedFloat8*>(row + i);
+      if constexpr (kSum) {
+        lanes += v;
+      } else {
+        lanes = Reducer::Ordered(lanes, v);
+        nan |= v != v;
+      }
+    }
+    auto tail = Reducer::Identity();
+    for (; i < count; ++i) { tail = Reducer::Combine(tail, row[i]); }
     rows[k] = lanes;
-    tails[k] = tail;
+    nans[k] = nan;
+    tails[k] = static_cast<float>(tail);
   }
-  // Each pairing halves the lanes per row: [a0..3, b0..3, c0..3, d0..3, a4..7, ..., d4..7].
-  const Float8 abcd = PairSums(PairSums(rows[0], rows[1]), PairSums(rows[2], rows[3]));
-  const Float8 efgh = PairSums(PairSums(rows[4], rows[5]), PairSums(rows[6], rows[7]));
-  Float8 sums = __builtin_shuffle(abcd, efgh, Int8{0, 1, 2, 3, 8, 9, 10, 11}) +
-                __builtin_shuffle(abcd, efgh, Int8{4, 5, 6, 7, 12, 13, 14, 15});
   Float8 tail_vector;
   std::memcpy(&tail_vector, tails, sizeof(tail_vector));
-  return sums + tail_vector;
+  Float8 results;
+  if constexpr (kSum) {
+    results = FoldEight(rows, [](Float8 a, Float8 b) { return a + b; }) + tail_vector;
+  } else {
+    const Float8 folded =
+        FoldEight(rows, [](Float8 a, Float8 b) { return Reducer::Ordered(a, b); });
+    const Int8 nan = FoldEight(nans, [](Int8 a, Int8 b) { return a | b; }) |
+                     (tail_vector != tail_vector);
+    results = nan ? Float8{} + std::numeric_limits<float>::quiet_NaN()
+                  : Reducer::Ordered(folded, tail_vector);
+  }
+  std::memcpy(out, &results, sizeof(results));
 }
 
 // out[r] = the finished reduction of row r, x[r * count, (r + 1) * count), for r in [0, rows):
@@ -303,11 +339,10 @@ template <typename Reducer, typename T>
 ONEFLOW_CPU_DISPATCH void ReduceRows(const T* __restrict__ x, int64_t rows, int64_t count,
                                      typename Reducer::Out* __restrict__ out) {
   int64_t r = 0;
-  if constexpr (std::is_same_v<Reducer, SumReducer<float>>) {
-    if (count <= kShortSumRow) {
-      for (; r + kSumRowsAtOnce <= rows; r += kSumRowsAtOnce) {
-        const Float8 sums = SumEightShortRows(x + r * count, count);
-        std::memcpy(out + r, &sums, sizeof(sums));
+  if constexpr (kFoldsShortRows<Reducer>) {
+    if (count <= kShortRow) {
+      for (; r + kRowsAtOnce <= rows; r += kRowsAtOnce) {
+        ReduceEightShortRows<Reducer>(x + r * count, count, out + r);
       }
     }
   }
