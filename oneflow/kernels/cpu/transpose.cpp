@@ -11,6 +11,7 @@
 
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
+#include "oneflow/kernels/cpu/cpu_dispatch.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
 
 namespace oneflow {
@@ -19,6 +20,68 @@ namespace {
 
 // Side of the square tiles of the blocked 2-D transpose: a tile's source rows stay in L1.
 constexpr int64_t kTileSize = 32;
+
+typedef uint32_t Lanes8 __attribute__((vector_size(32)));
+typedef uint32_t UnalignedLanes8 __attribute__((vector_size(32), aligned(4)));
+typedef int32_t Index8 __attribute__((vector_size(32)));
+
+// out[y * out_stride + x] = in[x * in_stride + y] for x, y in [0, 8), 4-byte elements: eight
+// 32-byte row loads, the 8x8 block transposed in registers (pairs of rows interleaved, then
+// pairs of pairs, then the 128-bit halves), eight 32-byte row stores.
+__attribute__((always_inline)) inline void Transpose8x8(const uint32_t* in, int64_t in_stride,
+                                                        uint32_t* out, int64_t out_stride) {
+  Lanes8 r[8];
+  for (int i = 0; i < 8; ++i) {
+    r[i] = *reinterpret_cast<const UnalignedLanes8*>(in + i * in_stride);
+  }
+  Lanes8 t[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shuffle(r[i], r[i + 1], Index8{0, 8, 1, 9, 4, 12, 5, 13});
+    t[i + 1] = __builtin_shuffle(r[i], r[i + 1], Index8{2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  // u[0..3] hold rows 0-3 of columns (0, 4), (1, 5), (2, 6), (3, 7); u[4..7] rows 4-7.
+  Lanes8 u[8];
+  for (int half = 0; half < 8; half += 4) {
+    for (int i = 0; i < 2; ++i) {
+      u[half + 2 * i] = __builtin_shuffle(t[half + i], t[half + i + 2],
+                                          Index8{0, 1, 8, 9, 4, 5, 12, 13});
+      u[half + 2 * i + 1] = __builtin_shuffle(t[half + i], t[half + i + 2],
+                                              Index8{2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  }
+  for (int column = 0; column < 4; ++column) {
+    *reinterpret_cast<UnalignedLanes8*>(out + column * out_stride) =
+        __builtin_shuffle(u[column], u[column + 4], Index8{0, 1, 2, 3, 8, 9, 10, 11});
+    *reinterpret_cast<UnalignedLanes8*>(out + (column + 4) * out_stride) =
+        __builtin_shuffle(u[column], u[column + 4], Index8{4, 5, 6, 7, 12, 13, 14, 15});
+  }
+}
+
+// out[y * out_stride + x] = in[x * in_stride + y] for x < x_count, y < y_count (at most
+// kTileSize each), 4-byte elements (float, int32): 8x8 blocks in registers into a tile buffer,
+// whose rows are then copied out whole; the edges element by element. (Stored straight to out,
+// the blocks keep 8 rows' lines half-written at once; when out's row stride is a multiple of
+// 4 KiB they share one L1 set and evict each other: (16384, 64) took 20% longer.)
+ONEFLOW_CPU_DISPATCH void TransposeTile4(const uint32_t* __restrict__ in, int64_t in_stride,
+                                         uint32_t* __restrict__ out, int64_t out_stride,
+                                         int64_t x_count, int64_t y_count) {
+  alignas(32) uint32_t tile[kTileSize * kTileSize];
+  const int64_t x_blocked = x_count / 8 * 8, y_blocked = y_count / 8 * 8;
+  for (int64_t y = 0; y < y_blocked; y += 8) {
+    for (int64_t x = 0; x < x_blocked; x += 8) {
+      Transpose8x8(in + x * in_stride + y, in_stride, tile + y * kTileSize + x, kTileSize);
+    }
+  }
+  for (int64_t y = 0; y < y_blocked; ++y) {
+    std::memcpy(out + y * out_stride, tile + y * kTileSize, x_blocked * sizeof(uint32_t));
+    for (int64_t x = x_blocked; x < x_count; ++x) {
+      out[y * out_stride + x] = in[x * in_stride + y];
+    }
+  }
+  for (int64_t y = y_blocked; y < y_count; ++y) {
+    for (int64_t x = 0; x < x_count; ++x) { out[y * out_stride + x] = in[x * in_stride + y]; }
+  }
+}
 
 // A transpose reduced to its essentials: (2, 1, 3, 4) with perm (2, 3, 0, 1) becomes the 2-D
 // transpose of (6, 4) with perm (1, 0).
@@ -176,6 +239,15 @@ class TransposeKernel final : public Kernel {
         int64_t y_end = std::min(y_size, y_begin + kTileSize);
         for (int64_t x_begin = 0; x_begin < x_size; x_begin += kTileSize) {
           int64_t x_count = std::min(x_size - x_begin, kTileSize);
+          if constexpr (sizeof(E) == 4) {
+            TransposeTile4(reinterpret_cast<const uint32_t*>(in + in_base +
+                                                              x_begin * x_in_stride + y_begin),
+                           x_in_stride,
+                           reinterpret_cast<uint32_t*>(out + out_base + y_begin * y_out_stride +
+                                                       x_begin),
+                           y_out_stride, x_count, y_end - y_begin);
+            continue;
+          }
           for (int64_t y = y_begin; y < y_end; ++y) {
             const E* source = in + in_base + x_begin * x_in_stride + y;
             E* target = out + out_base + y * y_out_stride + x_begin;

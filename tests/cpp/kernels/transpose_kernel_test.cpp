@@ -53,12 +53,15 @@ struct TransposeCase {
 };
 
 // Copies of rows (last axis kept), tiled 2-D transposes with and without batch axes, size-1
-// axes, merged axes, identity, and sizes that are not multiples of the tile.
+// axes, merged axes, identity, whole tiles of 8x8 register blocks, and sizes that are not
+// multiples of the tile or of the block.
 std::vector<TransposeCase> Cases() {
   return {
       {Shape({7}), {0}},
       {Shape({3, 5}), {1, 0}},
       {Shape({70, 45}), {1, 0}},
+      {Shape({96, 64}), {1, 0}},
+      {Shape({3, 40, 17}), {0, 2, 1}},
       {Shape({2, 3, 4}), {0, 2, 1}},
       {Shape({2, 3, 4}), {2, 0, 1}},
       {Shape({2, 3, 4}), {1, 0, 2}},
