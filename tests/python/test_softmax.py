@@ -67,6 +67,41 @@ def test_logsoftmax_large_logits_are_stable():
     assert np.all(np.isfinite(out))
 
 
+@DTYPES
+@pytest.mark.parametrize("classes", [1, 2, 10, 31, 32, 33])
+def test_short_rows_match_numpy(classes, dtype):
+    # Rows of under 32 classes go 64 rows at a time through a transposed buffer: 130 rows (two
+    # whole blocks and a partial one), logits up to +-50, a row of large logits and a row with
+    # -inf entries (exp gives 0 there, log_softmax -inf).
+    from typing import Tuple
+
+    import oneflow.typing as tp
+
+    np_type = np.float32 if dtype == flow.float32 else np.float64
+    x = np.random.RandomState(classes).uniform(-50, 50, (130, classes)).astype(np_type)
+    x[70] += 1e4
+    x[100, 1::2] = -np.inf
+    flow.clear_default_session()
+
+    @flow.global_function(type="predict")
+    def job(b: tp.Numpy.Placeholder(x.shape, dtype=dtype)) -> Tuple[tp.Numpy, tp.Numpy]:
+        return flow.nn.softmax(b), flow.nn.logsoftmax(b)
+
+    probabilities, logs = job(x)
+    exact = x.astype(np.float64)
+    shifted = exact - exact.max(axis=1, keepdims=True)
+    expected_logs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    tolerance = 2e-6 if dtype == flow.float32 else 1e-12
+    np.testing.assert_allclose(probabilities, np.exp(expected_logs), rtol=tolerance,
+                               atol=tolerance)
+    # x - logsumexp(x) cancels: its error scales with the row's largest magnitude (1e4 in row 70).
+    np.testing.assert_array_equal(np.isinf(logs), np.isinf(expected_logs))
+    finite = np.isfinite(expected_logs)
+    scale = 1 + np.abs(np.where(np.isfinite(x), x, 0)).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # -inf - -inf where both are -inf
+        assert np.all((np.abs(logs - expected_logs) <= tolerance * scale)[finite])
+
+
 def test_softmax_and_logsoftmax_match_torch_float32():
     import torch
 
