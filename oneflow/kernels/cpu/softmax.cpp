@@ -1,9 +1,9 @@
 // CPU softmax, log_softmax and their gradients over any axis. The blob is seen as
 // (outer, classes, inner) around the axis. inner == 1 (the last axis) runs one contiguous row
-// at a time (softmax_row.h), rows of under 32 classes 64 at a time transposed; otherwise each outer slice keeps per-position running maxima and
-// sums in vectors of length inner, so every loop runs over contiguous memory and vectorizes
-// (no transposes). Outer slices are split over the compute threads; the loops run per vector
-// ISA (cpu_dispatch.h).
+// at a time (softmax_row.h), rows of under 32 classes 64 at a time transposed; otherwise each
+// outer slice keeps per-position running maxima and sums in vectors of length inner, so every
+// loop runs over contiguous memory and vectorizes (no transposes). Outer slices are split over
+// the compute threads; the loops run per vector ISA (cpu_dispatch.h).
 
 #include <algorithm>
 #include <cmath>
