@@ -61,6 +61,26 @@ def test_gradient_is_softmax_minus_one_hot(label_dtype):
     np.testing.assert_allclose(gradients[1], softmax - one_hot, rtol=1e-10, atol=1e-12)
 
 
+@DTYPES
+@pytest.mark.parametrize("classes", [1, 10, 31, 32])
+def test_many_short_rows_with_large_logits(classes, dtype):
+    # Rows under 32 classes go 64 at a time through a transposed buffer: 130 rows (two whole
+    # blocks and a partial one), logits up to +-60 so that some labels' probabilities underflow
+    # (the loss stays exact: logsumexp - logit), and the gradient against softmax - one_hot.
+    labels, _ = _case(np.int64, dtype, batch=130, classes=classes, seed=classes)
+    np_dtype = np.float32 if dtype == flow.float32 else np.float64
+    logits = np.random.RandomState(classes).uniform(-60, 60, (130, classes)).astype(np_dtype)
+    tolerance = 2e-5 if dtype == flow.float32 else 1e-10
+    out, gradients = check_op(
+        lambda labels, logits: flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits),
+        numpy_cross_entropy, inputs=[labels, logits], check_backward=dtype == flow.float64,
+        multi_device=False, forward_tolerance=dict(rtol=tolerance, atol=tolerance),
+        backward_tolerance=dict(rtol=1e-5, atol=2e-6))  # central differences at logits of 60
+    assert np.all(np.isfinite(out))
+    if classes > 1:
+        assert out.max() > 50  # a label whose probability underflows float32
+
+
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("devices, classes", [(2, 7), (4, 1000)])
 def test_logits_split_along_the_classes(devices, classes):

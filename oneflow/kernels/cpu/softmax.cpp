@@ -32,73 +32,6 @@ struct AxisLayout {
   int64_t slice() const { return classes * inner; }
 };
 
-// Softmax (kLog: log-softmax) of one (classes, inner) slice along the classes.
-template <typename T, bool kLog>
-ONEFLOW_CPU_DISPATCH void SoftmaxSlice(const T* __restrict__ x, T* __restrict__ y, int64_t classes,
-                                       int64_t inner, T* __restrict__ max_value,
-                                       T* __restrict__ sum) {
-  for (int64_t i = 0; i < inner; ++i) {
-    max_value[i] = x[i];
-    sum[i] = T(0);
-  }
-  for (int64_t c = 1; c < classes; ++c) {
-    const T* __restrict__ xc = x + c * inner;
-    for (int64_t i = 0; i < inner; ++i) { max_value[i] = std::max(max_value[i], xc[i]); }
-  }
-  for (int64_t c = 0; c < classes; ++c) {
-    const T* __restrict__ xc = x + c * inner;
-    T* __restrict__ yc = y + c * inner;
-    for (int64_t i = 0; i < inner; ++i) {
-      const T e = fast_math::Exp(xc[i] - max_value[i]);
-      if (!kLog) { yc[i] = e; }
-      sum[i] += e;
-    }
-  }
-  if (kLog) {
-    for (int64_t i = 0; i < inner; ++i) { max_value[i] += fast_math::Log(sum[i]); }
-    for (int64_t c = 0; c < classes; ++c) {
-      const T* __restrict__ xc = x + c * inner;
-      T* __restrict__ yc = y + c * inner;
-      for (int64_t i = 0; i < inner; ++i) { yc[i] = xc[i] - max_value[i]; }
-    }
-  } else {
-    for (int64_t i = 0; i < inner; ++i) { sum[i] = T(1) / sum[i]; }
-    for (int64_t c = 0; c < classes; ++c) {
-      T* __restrict__ yc = y + c * inner;
-      for (int64_t i = 0; i < inner; ++i) { yc[i] *= sum[i]; }
-    }
-  }
-}
-
-// Rows of at most kShortRowClasses (the last axis) go kShortRowBlock rows at a time through
-// SoftmaxSlice: transposed into a (classes, rows) buffer, where every loop runs down 64 rows in
-// vectors, and back. Row by row, the loops' setup, the maximum's horizontal merge and a scalar
-// log per row cost more than the row: 43 ns for a row of 10 floats.
-constexpr int64_t kShortRowClasses = 31;
-constexpr int64_t kShortRowBlock = 64;
-
-// buffer: 2 * classes * kShortRowBlock + 2 * kShortRowBlock elements.
-template <typename T, bool kLog>
-ONEFLOW_CPU_DISPATCH void SoftmaxShortRows(const T* __restrict__ x, T* __restrict__ y,
-                                           int64_t rows, int64_t classes, T* __restrict__ buffer) {
-  T* columns = buffer;
-  T* results = columns + classes * kShortRowBlock;
-  T* max_value = results + classes * kShortRowBlock;
-  T* sum = max_value + kShortRowBlock;
-  for (int64_t begin = 0; begin < rows; begin += kShortRowBlock) {
-    const int64_t count = std::min(kShortRowBlock, rows - begin);
-    const T* block_x = x + begin * classes;
-    for (int64_t r = 0; r < count; ++r) {
-      for (int64_t c = 0; c < classes; ++c) { columns[c * count + r] = block_x[r * classes + c]; }
-    }
-    SoftmaxSlice<T, kLog>(columns, results, classes, count, max_value, sum);
-    T* block_y = y + begin * classes;
-    for (int64_t r = 0; r < count; ++r) {
-      for (int64_t c = 0; c < classes; ++c) { block_y[r * classes + c] = results[c * count + r]; }
-    }
-  }
-}
-
 template <typename T, bool kLog>
 class SoftmaxKernel final : public Kernel {
  public:
@@ -112,9 +45,8 @@ class SoftmaxKernel final : public Kernel {
     if (layout.inner == 1 && layout.classes <= kShortRowClasses) {
       const int64_t classes = layout.classes;
       ParallelForRows(ctx, layout.outer, classes, [=](int64_t begin, int64_t end) {
-        T buffer[2 * kShortRowClasses * kShortRowBlock + 2 * kShortRowBlock];
         SoftmaxShortRows<T, kLog>(in + begin * classes, out + begin * classes, end - begin,
-                                  classes, buffer);
+                                  classes);
       });
       return;
     }

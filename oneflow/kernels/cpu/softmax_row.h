@@ -1,7 +1,8 @@
 #pragma once
-// One row of a numerically stable softmax, shared by the softmax and softmax cross-entropy
-// kernels. Float rows use fast_math's vectorizable exp and log. Callers run them inside per-ISA
-// clones (cpu_dispatch.h); they are forced inline so that they get the clone's vector ISA.
+// Numerically stable softmax rows, shared by the softmax and softmax cross-entropy kernels. Float
+// rows use fast_math's vectorizable exp and log. The one-row functions are forced inline and
+// callers run them inside per-ISA clones (cpu_dispatch.h); SoftmaxSlice and SoftmaxShortRows are
+// dispatched themselves.
 
 #include <algorithm>
 #include <cmath>
@@ -62,6 +63,91 @@ ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRow(const T* __restrict__ x, T* __res
   for (int64_t c = 0; c < n; ++c) { sum += fast_math::Exp(x[c] - max_value); }
   const T shift = max_value + fast_math::Log(sum);
   for (int64_t c = 0; c < n; ++c) { y[c] = x[c] - shift; }
+}
+
+// Softmax (kLog: log-softmax) of one (classes, inner) slice along the classes: running maxima
+// and sums per inner position (max_value, sum: inner elements each), so every loop runs over
+// contiguous memory and vectorizes. If logsumexp is not null (softmax only), it receives the
+// inner positions' log-sum-exp.
+template <typename T, bool kLog>
+ONEFLOW_CPU_DISPATCH void SoftmaxSlice(const T* __restrict__ x, T* __restrict__ y, int64_t classes,
+                                       int64_t inner, T* __restrict__ max_value,
+                                       T* __restrict__ sum, T* __restrict__ logsumexp = nullptr) {
+  for (int64_t i = 0; i < inner; ++i) {
+    max_value[i] = x[i];
+    sum[i] = T(0);
+  }
+  for (int64_t c = 1; c < classes; ++c) {
+    const T* __restrict__ xc = x + c * inner;
+    for (int64_t i = 0; i < inner; ++i) { max_value[i] = std::max(max_value[i], xc[i]); }
+  }
+  for (int64_t c = 0; c < classes; ++c) {
+    const T* __restrict__ xc = x + c * inner;
+    T* __restrict__ yc = y + c * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const T e = fast_math::Exp(xc[i] - max_value[i]);
+      if (!kLog) { yc[i] = e; }
+      sum[i] += e;
+    }
+  }
+  if (kLog) {
+    for (int64_t i = 0; i < inner; ++i) { max_value[i] += fast_math::Log(sum[i]); }
+    for (int64_t c = 0; c < classes; ++c) {
+      const T* __restrict__ xc = x + c * inner;
+      T* __restrict__ yc = y + c * inner;
+      for (int64_t i = 0; i < inner; ++i) { yc[i] = xc[i] - max_value[i]; }
+    }
+  } else {
+    if (logsumexp != nullptr) {
+      for (int64_t i = 0; i < inner; ++i) {
+        logsumexp[i] = max_value[i] + fast_math::Log(sum[i]);
+      }
+    }
+    for (int64_t i = 0; i < inner; ++i) { sum[i] = T(1) / sum[i]; }
+    for (int64_t c = 0; c < classes; ++c) {
+      T* __restrict__ yc = y + c * inner;
+      for (int64_t i = 0; i < inner; ++i) { yc[i] *= sum[i]; }
+    }
+  }
+}
+
+// Rows of at most kShortRowClasses (the last axis) go kShortRowBlock rows at a time through
+// SoftmaxSlice: transposed into a (classes, rows) buffer, where every loop runs down 64 rows in
+// vectors, and back. Row by row, the loops' setup, the maximum's horizontal merge, the exp
+// loop's scalar epilogue and a scalar log per row cost more than the row: 43 ns for 10 floats.
+constexpr int64_t kShortRowClasses = 31;
+constexpr int64_t kShortRowBlock = 64;
+// The buffer SoftmaxShortRows needs, in elements.
+constexpr int64_t kShortRowBuffer = 2 * kShortRowClasses * kShortRowBlock + 3 * kShortRowBlock;
+
+// Softmax (kLog: log-softmax) of `rows` rows of `classes` <= kShortRowClasses; logsumexp, if not
+// null (softmax only), receives each row's log-sum-exp.
+template <typename T, bool kLog>
+ONEFLOW_CPU_DISPATCH void SoftmaxShortRows(const T* __restrict__ x, T* __restrict__ y,
+                                           int64_t rows, int64_t classes,
+                                           T* __restrict__ logsumexp = nullptr) {
+  T buffer[kShortRowBuffer];
+  T* columns = buffer;
+  T* results = columns + classes * kShortRowBlock;
+  T* max_value = results + classes * kShortRowBlock;
+  T* sum = max_value + kShortRowBlock;
+  T* block_logsumexp = sum + kShortRowBlock;
+  for (int64_t begin = 0; begin < rows; begin += kShortRowBlock) {
+    const int64_t count = std::min(kShortRowBlock, rows - begin);
+    const T* block_x = x + begin * classes;
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t c = 0; c < classes; ++c) { columns[c * count + r] = block_x[r * classes + c]; }
+    }
+    SoftmaxSlice<T, kLog>(columns, results, classes, count, max_value, sum,
+                          logsumexp != nullptr ? block_logsumexp : nullptr);
+    T* block_y = y + begin * classes;
+    for (int64_t r = 0; r < count; ++r) {
+      for (int64_t c = 0; c < classes; ++c) { block_y[r * classes + c] = results[c * count + r]; }
+    }
+    if (logsumexp != nullptr) {
+      std::copy(block_logsumexp, block_logsumexp + count, logsumexp + begin);
+    }
+  }
 }
 
 }  // namespace oneflow

@@ -49,6 +49,17 @@ class SparseSoftmaxCrossEntropyKernel final : public Kernel {
     T* prob = ctx.Output("prob").mut_data<T>();
     T* out = ctx.Output("out").mut_data<T>();
     const int64_t classes = classes_;
+    if (classes <= kShortRowClasses) {
+      // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
+      ParallelForRows(ctx, rows_, classes, [&, prediction, prob, out](int64_t begin, int64_t end) {
+        SoftmaxShortRows<T, false>(prediction + begin * classes, prob + begin * classes,
+                                   end - begin, classes, out + begin);
+        for (int64_t row = begin; row < end; ++row) {
+          out[row] -= prediction[row * classes + LabelAt(label, row)];
+        }
+      });
+      return;
+    }
     ParallelForRows(
         ctx, rows_, classes,
         PerIsa([&, prediction, prob, out](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
