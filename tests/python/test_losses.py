@@ -26,10 +26,12 @@ def _probabilities(shape, seed):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_softmax_cross_entropy_dense_labels(dtype):
+@pytest.mark.parametrize("classes", [5, 16, 20, 40])
+def test_softmax_cross_entropy_dense_labels(classes, dtype):
+    # Rows shorter than a 64-byte vector, whole vectors, and a vector tail overlapping the body.
     rng = np.random.RandomState(0)
-    logits = rng.uniform(-3, 3, size=(4, 3, 5)).astype(dtype)
-    labels = _probabilities((4, 3, 5), 1).astype(dtype)
+    logits = rng.uniform(-3, 3, size=(4, 3, classes)).astype(dtype)
+    labels = _probabilities((4, 3, classes), 1).astype(dtype)
     check_op(lambda lab, x: flow.nn.softmax_cross_entropy_with_logits(lab, x),
              _torch(lambda lab, x: -(lab * torch.log_softmax(x, -1)).sum(-1)),
              inputs=[labels, logits], differentiable=[1], weight_output=True)

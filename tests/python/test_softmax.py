@@ -68,11 +68,12 @@ def test_logsoftmax_large_logits_are_stable():
 
 
 @DTYPES
-@pytest.mark.parametrize("classes", [1, 2, 10, 31, 32, 33])
+@pytest.mark.parametrize("classes", [1, 2, 10, 31, 32, 33, 40, 72, 100])
 def test_short_rows_match_numpy(classes, dtype):
-    # Rows of under 32 classes go 64 rows at a time through a transposed buffer: 130 rows (two
-    # whole blocks and a partial one), logits up to +-50, a row of large logits and a row with
-    # -inf entries (exp gives 0 there, log_softmax -inf).
+    # Rows of under 32 classes go 64 rows at a time through a transposed buffer, longer rows one
+    # by one with a vector tail (lengths not multiples of 16 included): 130 rows (two whole
+    # blocks and a partial one), logits up to +-50, a row of large logits and a row with -inf
+    # entries (exp gives 0 there, log_softmax -inf).
     from typing import Tuple
 
     import oneflow.typing as tp

@@ -34,6 +34,7 @@
 #include "oneflow/kernels/cpu/broadcast_plan.h"
 #include "oneflow/kernels/cpu/elementwise_loops.h"
 #include "oneflow/kernels/cpu/parallel_for.h"
+#include "oneflow/kernels/cpu/vector_merge.h"
 
 namespace oneflow {
 
@@ -145,20 +146,6 @@ constexpr int kReduceLanes = 32;
 constexpr int64_t kReduceChunk = 512;
 constexpr int64_t kFloatSumBlock = 8 * kReduceLanes;
 
-// `merge` over the lanes of one vector: each lane merged with the lane Half away (a constant
-// shuffle), halving until lane 0 holds the whole merge.
-template <int Half, typename Vector, typename Merge, int... Lane>
-__attribute__((always_inline)) inline auto MergeWithin(Vector merged, Merge merge,
-                                                        std::integer_sequence<int, Lane...> lanes) {
-  using Index = decltype(merged != merged);
-  merged = merge(merged, __builtin_shuffle(merged, Index{(Lane ^ Half)...}));
-  if constexpr (Half > 1) {
-    return MergeWithin<Half / 2>(merged, merge, lanes);
-  } else {
-    return merged[0];
-  }
-}
-
 // The merge of lanes[0, kReduceLanes) by `merge` (associative, commutative), written with
 // 32-byte GCC vectors: the lanes' vectors merged pairwise, then the lanes of one vector by
 // shuffles. `merge` takes and returns vectors. (The same halving over a plain array GCC compiles
@@ -175,7 +162,7 @@ __attribute__((always_inline)) inline Acc MergeLanes(const Acc* lanes, Merge mer
 #pragma GCC unroll 8
     for (int j = 0; j < count; ++j) { vectors[j] = merge(vectors[j], vectors[j + count]); }
   }
-  return MergeWithin<kWidth / 2>(vectors[0], merge, std::make_integer_sequence<int, kWidth>());
+  return MergeAllLanes(vectors[0], merge);
 }
 
 // The reduction of x[0, count) with kReduceLanes independent accumulators merged pairwise;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "oneflow/kernels/cpu/cpu_dispatch.h"
+#include "oneflow/kernels/cpu/vector_merge.h"
 #include "oneflow/kernels/fast_math.h"
 
 namespace oneflow {
@@ -31,10 +32,57 @@ ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
     std::memcpy(&next, x + c, sizeof(Vector));
     running = running > next ? running : next;
   }
-  T max_value = running[0];
-  for (int64_t j = 1; j < kLanes; ++j) { max_value = std::max(max_value, T(running[j])); }
+  T max_value = MergeAllLanes(running, [](Vector a, Vector b) { return a > b ? a : b; });
   for (; c < n; ++c) { max_value = std::max(max_value, x[c]); }
   return max_value;
+}
+
+// y = exp(x - max_value) for a row of n values, and returns sum(y). Whole 64-byte runs go through
+// a vectorized loop; the rest is the row's last 64 bytes done again as one vector (stored whole,
+// only its new lanes summed), or for rows under 64 bytes one padded vector. The sum runs in a
+// 64-byte vector merged by shuffles. (With an OpenMP simd reduction, whose lanes GCC merges by
+// one dependent scalar add each through the stack, and GCC's scalar epilogue, one exp call per
+// element, a row of 40 floats cost more than one of 100.)
+template <typename T>
+ONEFLOW_PER_ISA_BODY inline T ExpSumRow(const T* __restrict__ x, T* __restrict__ y, int64_t n,
+                                        T max_value) {
+  typedef T Vector __attribute__((vector_size(64)));
+  constexpr int64_t kLanes = sizeof(Vector) / sizeof(T);
+  const int64_t body = n / kLanes * kLanes;
+#pragma omp simd
+  for (int64_t c = 0; c < body; ++c) { y[c] = fast_math::Exp(x[c] - max_value); }
+  Vector lanes = {};
+  for (int64_t c = 0; c < body; c += kLanes) {
+    Vector next;
+    std::memcpy(&next, y + c, sizeof(Vector));
+    lanes += next;
+  }
+  if (body < n) {
+    // The last kLanes elements (or the row padded with max_value), of which lanes from
+    // `first_new` on were not in the body.
+    const int64_t start = n >= kLanes ? n - kLanes : 0;
+    const int64_t first_new = body - start;
+    T tail[kLanes];
+    if (n >= kLanes) {
+      std::memcpy(tail, x + start, sizeof(tail));
+    } else {
+      for (int64_t j = 0; j < kLanes; ++j) { tail[j] = j < n ? x[j] : max_value; }
+    }
+#pragma omp simd
+    for (int64_t j = 0; j < kLanes; ++j) {
+      tail[j] = j >= first_new && start + j < n ? fast_math::Exp(tail[j] - max_value) : T(0);
+    }
+    Vector fresh;
+    std::memcpy(&fresh, tail, sizeof(Vector));
+    lanes += fresh;
+    if (n >= kLanes) {
+      // Lanes before first_new hold 0 here; y already holds their exponentials.
+      for (int64_t j = first_new; j < kLanes; ++j) { y[start + j] = tail[j]; }
+    } else {
+      for (int64_t j = 0; j < n; ++j) { y[j] = tail[j]; }
+    }
+  }
+  return MergeAllLanes(lanes, [](Vector a, Vector b) { return a + b; });
 }
 
 // Writes softmax(x) into y for a row of n > 0 values and returns logsumexp(x). The row maximum
@@ -42,26 +90,18 @@ ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
 template <typename T>
 ONEFLOW_PER_ISA_BODY inline T SoftmaxRow(const T* __restrict__ x, T* __restrict__ y, int64_t n) {
   const T max_value = RowMax(x, n);
-  T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-  for (int64_t c = 0; c < n; ++c) {
-    y[c] = fast_math::Exp(x[c] - max_value);
-    sum += y[c];
-  }
+  const T sum = ExpSumRow(x, y, n, max_value);
   const T inverse = T(1) / sum;
   for (int64_t c = 0; c < n; ++c) { y[c] *= inverse; }
   return max_value + fast_math::Log(sum);
 }
 
-// Writes log(softmax(x)) into y for a row of n > 0 values.
+// Writes log(softmax(x)) into y for a row of n > 0 values (y holds the exponentials first).
 template <typename T>
 ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRow(const T* __restrict__ x, T* __restrict__ y,
                                                int64_t n) {
   const T max_value = RowMax(x, n);
-  T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-  for (int64_t c = 0; c < n; ++c) { sum += fast_math::Exp(x[c] - max_value); }
-  const T shift = max_value + fast_math::Log(sum);
+  const T shift = max_value + fast_math::Log(ExpSumRow(x, y, n, max_value));
   for (int64_t c = 0; c < n; ++c) { y[c] = x[c] - shift; }
 }
 
