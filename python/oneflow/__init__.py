@@ -83,13 +83,26 @@ def cast_to_current_logical_view(x):
     return mirrored.cast_to_current_logical_view(x)
 
 
+def tensor_to_tensor_buffer(x, instance_dims, name=None):
+    """x's last `instance_dims` axes as one tensor per element of a buffer of shape
+    x.shape[:-instance_dims] (OneFlow 0.3's TensorBuffer). Every such tensor has the same shape,
+    so the buffer keeps x itself (see framework/tensor_buffer.py); flow.tensor_buffer_to_tensor
+    reads it back."""
+    from oneflow.framework import tensor_buffer
+
+    return tensor_buffer.from_tensor(x, instance_dims)
+
+
 def tensor_buffer_to_tensor(x, dtype, instance_shape, name=None):
-    """A batch of host images or values (an image list), each of instance_shape, as one
-    (N,) + instance_shape blob of dtype."""
-    from oneflow.framework import dtypes, image_pipeline, op_builder
+    """A tensor buffer (flow.tensor_to_tensor_buffer) or a batch of host images or values (an
+    image list), each of instance_shape, as one x.shape + instance_shape blob of dtype."""
+    from oneflow.framework import dtypes, image_pipeline, op_builder, tensor_buffer
 
     where = "tensor_buffer_to_tensor"
-    return image_pipeline.to_tensor(x, dtypes.check(dtype, where + " dtype"), instance_shape,
+    dtype = dtypes.check(dtype, where + " dtype")
+    if isinstance(x, tensor_buffer.TensorBuffer):
+        return tensor_buffer.to_tensor(x, dtype, instance_shape, name)
+    return image_pipeline.to_tensor(x, dtype, instance_shape,
                                     op_builder.op_name(name, "TensorBufferToTensor"), where)
 
 
