@@ -107,6 +107,15 @@ def skip_unless_2n4d():
     return _skip_unless(2, 4)
 
 
+# The spelling some OneFlow test files of the 0.3 period use for the same decorators.
+skip_if_not_1n1d = skip_unless_1n1d
+skip_if_not_1n2d = skip_unless_1n2d
+skip_if_not_1n4d = skip_unless_1n4d
+skip_if_not_2n1d = skip_unless_2n1d
+skip_if_not_2n2d = skip_unless_2n2d
+skip_if_not_2n4d = skip_unless_2n4d
+
+
 def num_nodes_required(count):
     """Marks a test function as needing `count` nodes (read by register_test_cases)."""
 

@@ -139,6 +139,14 @@ def test_unittest_module_members_match_oneflow():
         assert callable(getattr(flow.unittest.env, name)), name
 
 
+def test_skip_if_not_spelling_is_the_same_decorator(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "1")
+    monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)
+    runs, _ = make_case(flow.unittest.skip_if_not_1n1d())
+    skipped, _ = make_case(flow.unittest.skip_if_not_1n2d())
+    assert run_case(runs).skipped == [] and len(run_case(skipped).skipped) == 1
+
+
 def test_register_test_cases_filters_by_node_count(tmp_path):
     (tmp_path / "test_sample.py").write_text(
         "import oneflow as flow\n"
