@@ -54,12 +54,13 @@ class SoftmaxKernel final : public Kernel {
       const int64_t classes = layout.classes;
       ParallelForRows(ctx, layout.outer, classes,
                       PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+                        if (kLog) {
+                          LogSoftmaxRows(in + begin * classes, out + begin * classes,
+                                         end - begin, classes);
+                          return;
+                        }
                         for (int64_t row = begin; row < end; ++row) {
-                          if (kLog) {
-                            LogSoftmaxRow(in + row * classes, out + row * classes, classes);
-                          } else {
-                            SoftmaxRow(in + row * classes, out + row * classes, classes);
-                          }
+                          SoftmaxRow(in + row * classes, out + row * classes, classes);
                         }
                       }));
       return;

@@ -96,13 +96,31 @@ ONEFLOW_PER_ISA_BODY inline T SoftmaxRow(const T* __restrict__ x, T* __restrict_
   return max_value + fast_math::Log(sum);
 }
 
-// Writes log(softmax(x)) into y for a row of n > 0 values (y holds the exponentials first).
+// Writes log(softmax(x)) into y for `rows` rows of n > 0 values each, kLogRowGroup rows at a
+// time: their maxima and sums first (y holds the exponentials meanwhile), then the group's logs
+// as one vector loop (a scalar log per row was a fifth of a row of 40), then y = x - shift.
+constexpr int64_t kLogRowGroup = 16;
 template <typename T>
-ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRow(const T* __restrict__ x, T* __restrict__ y,
-                                               int64_t n) {
-  const T max_value = RowMax(x, n);
-  const T shift = max_value + fast_math::Log(ExpSumRow(x, y, n, max_value));
-  for (int64_t c = 0; c < n; ++c) { y[c] = x[c] - shift; }
+ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRows(const T* __restrict__ x, T* __restrict__ y,
+                                                int64_t rows, int64_t n) {
+  for (int64_t begin = 0; begin < rows; begin += kLogRowGroup) {
+    const int64_t count = std::min(kLogRowGroup, rows - begin);
+    T max_value[kLogRowGroup];
+    T sum[kLogRowGroup];
+    for (int64_t r = 0; r < kLogRowGroup; ++r) {
+      const int64_t offset = (begin + r) * n;
+      max_value[r] = r < count ? RowMax(x + offset, n) : T(0);
+      sum[r] = r < count ? ExpSumRow(x + offset, y + offset, n, max_value[r]) : T(1);
+    }
+#pragma omp simd
+    for (int64_t r = 0; r < kLogRowGroup; ++r) { max_value[r] += fast_math::Log(sum[r]); }
+    for (int64_t r = 0; r < count; ++r) {
+      const T* __restrict__ row_x = x + (begin + r) * n;
+      T* __restrict__ row_y = y + (begin + r) * n;
+      const T shift = max_value[r];
+      for (int64_t c = 0; c < n; ++c) { row_y[c] = row_x[c] - shift; }
+    }
+  }
 }
 
 // Softmax (kLog: log-softmax) of one (classes, inner) slice along the classes: running maxima
