@@ -15,7 +15,7 @@ def numpy_softmax(x):
 
 
 @DTYPES
-@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (1, 1)], ids=str)
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 4), (1, 1), (3, 40), (2, 17)], ids=str)
 def test_softmax(shape, dtype):
     # sum(softmax(x)) is constant, so a ones seed would only test a zero gradient.
     out, _ = check_op(flow.nn.softmax, numpy_softmax, [shape], dtype, low=-3.0, high=3.0,
@@ -58,6 +58,14 @@ def test_logsoftmax(axis, dtype):
     check_op(lambda x: flow.nn.logsoftmax(x, axis=axis),
              lambda x: numpy_log_softmax_axis(x, -1 if axis is None else axis), [(3, 4, 5)],
              dtype, low=-3.0, high=3.0, weight_output=True)
+
+
+@DTYPES
+@pytest.mark.parametrize("shape", [(3, 40), (2, 17)], ids=str)
+def test_logsoftmax_rows_longer_than_a_vector(shape, dtype):
+    # The gradient's row sums run in 64-byte vectors with a scalar tail.
+    check_op(flow.nn.logsoftmax, lambda x: numpy_log_softmax_axis(x, -1), [shape], dtype,
+             low=-3.0, high=3.0, weight_output=True)
 
 
 def test_logsoftmax_large_logits_are_stable():

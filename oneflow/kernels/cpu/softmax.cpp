@@ -101,9 +101,8 @@ class SoftmaxGradKernel final : public Kernel {
             T* __restrict__ dx = dx_data + o * layout.slice();
             T* __restrict__ d = dot.data();
             if (inner == 1) {
-              T sum = T(0);
-#pragma omp simd reduction(+ : sum)
-              for (int64_t c = 0; c < classes; ++c) { sum += kLog ? dy[c] : y[c] * dy[c]; }
+              const T sum = kLog ? RowSum<T, false>(dy, dy, classes)
+                                 : RowSum<T, true>(y, dy, classes);
               for (int64_t c = 0; c < classes; ++c) {
                 dx[c] = kLog ? dy[c] - fast_math::Exp(y[c]) * sum : y[c] * (dy[c] - sum);
               }

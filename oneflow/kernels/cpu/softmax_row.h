@@ -85,6 +85,30 @@ ONEFLOW_PER_ISA_BODY inline T ExpSumRow(const T* __restrict__ x, T* __restrict__
   return MergeAllLanes(lanes, [](Vector a, Vector b) { return a + b; });
 }
 
+// sum(a[c] * b[c]) (kProduct) or sum(a[c]) over a row of n values, in a 64-byte vector merged by
+// shuffles (see ExpSumRow), the last elements added one by one.
+template <typename T, bool kProduct>
+ONEFLOW_PER_ISA_BODY inline T RowSum(const T* __restrict__ a, const T* __restrict__ b,
+                                     int64_t n) {
+  typedef T Vector __attribute__((vector_size(64)));
+  constexpr int64_t kLanes = sizeof(Vector) / sizeof(T);
+  Vector lanes = {};
+  int64_t c = 0;
+  for (; c + kLanes <= n; c += kLanes) {
+    Vector next;
+    std::memcpy(&next, a + c, sizeof(Vector));
+    if constexpr (kProduct) {
+      Vector factor;
+      std::memcpy(&factor, b + c, sizeof(Vector));
+      next *= factor;
+    }
+    lanes += next;
+  }
+  T sum = MergeAllLanes(lanes, [](Vector u, Vector v) { return u + v; });
+  for (; c < n; ++c) { sum += kProduct ? a[c] * b[c] : a[c]; }
+  return sum;
+}
+
 // Writes softmax(x) into y for a row of n > 0 values and returns logsumexp(x). The row maximum
 // is subtracted before exp, so large logits neither overflow nor lose the result.
 template <typename T>
