@@ -57,23 +57,55 @@ __attribute__((always_inline)) inline void Transpose8x8(const uint32_t* in, int6
   }
 }
 
+typedef uint64_t Lanes4 __attribute__((vector_size(32)));
+typedef uint64_t UnalignedLanes4 __attribute__((vector_size(32), aligned(8)));
+typedef int64_t Index4 __attribute__((vector_size(32)));
+
+// The same for x, y in [0, 4) and 8-byte elements: pairs of rows interleaved, then the halves.
+__attribute__((always_inline)) inline void Transpose4x4(const uint64_t* in, int64_t in_stride,
+                                                        uint64_t* out, int64_t out_stride) {
+  Lanes4 r[4];
+  for (int i = 0; i < 4; ++i) {
+    r[i] = *reinterpret_cast<const UnalignedLanes4*>(in + i * in_stride);
+  }
+  // t[0] = [r00, r10, r02, r12], t[1] = [r01, r11, r03, r13], t[2], t[3] the same of rows 2, 3.
+  Lanes4 t[4];
+  for (int i = 0; i < 4; i += 2) {
+    t[i] = __builtin_shuffle(r[i], r[i + 1], Index4{0, 4, 2, 6});
+    t[i + 1] = __builtin_shuffle(r[i], r[i + 1], Index4{1, 5, 3, 7});
+  }
+  for (int column = 0; column < 2; ++column) {
+    *reinterpret_cast<UnalignedLanes4*>(out + column * out_stride) =
+        __builtin_shuffle(t[column], t[column + 2], Index4{0, 1, 4, 5});
+    *reinterpret_cast<UnalignedLanes4*>(out + (column + 2) * out_stride) =
+        __builtin_shuffle(t[column], t[column + 2], Index4{2, 3, 6, 7});
+  }
+}
+
 // out[y * out_stride + x] = in[x * in_stride + y] for x < x_count, y < y_count (at most
-// kTileSize each), 4-byte elements (float, int32): 8x8 blocks in registers into a tile buffer,
-// whose rows are then copied out whole; the edges element by element. (Stored straight to out,
-// the blocks keep 8 rows' lines half-written at once; when out's row stride is a multiple of
-// 4 KiB they share one L1 set and evict each other: (16384, 64) took 20% longer.)
-ONEFLOW_CPU_DISPATCH void TransposeTile4(const uint32_t* __restrict__ in, int64_t in_stride,
-                                         uint32_t* __restrict__ out, int64_t out_stride,
-                                         int64_t x_count, int64_t y_count) {
-  alignas(32) uint32_t tile[kTileSize * kTileSize];
-  const int64_t x_blocked = x_count / 8 * 8, y_blocked = y_count / 8 * 8;
-  for (int64_t y = 0; y < y_blocked; y += 8) {
-    for (int64_t x = 0; x < x_blocked; x += 8) {
-      Transpose8x8(in + x * in_stride + y, in_stride, tile + y * kTileSize + x, kTileSize);
+// kTileSize each), E of 4 or 8 bytes: kBlock x kBlock blocks transposed in registers
+// (Transpose8x8, Transpose4x4) into a tile buffer, whose rows are then copied out whole; the
+// edges element by element. (Stored straight to out, the blocks keep 8 rows' lines half-written
+// at once; when out's row stride is a multiple of 4 KiB they share one L1 set and evict each
+// other: (16384, 64) took 20% longer.)
+template <typename E>
+ONEFLOW_CPU_DISPATCH void TransposeTile(const E* __restrict__ in, int64_t in_stride,
+                                        E* __restrict__ out, int64_t out_stride, int64_t x_count,
+                                        int64_t y_count) {
+  constexpr int64_t kBlock = 32 / sizeof(E);
+  alignas(32) E tile[kTileSize * kTileSize];
+  const int64_t x_blocked = x_count / kBlock * kBlock, y_blocked = y_count / kBlock * kBlock;
+  for (int64_t y = 0; y < y_blocked; y += kBlock) {
+    for (int64_t x = 0; x < x_blocked; x += kBlock) {
+      if constexpr (sizeof(E) == 4) {
+        Transpose8x8(in + x * in_stride + y, in_stride, tile + y * kTileSize + x, kTileSize);
+      } else {
+        Transpose4x4(in + x * in_stride + y, in_stride, tile + y * kTileSize + x, kTileSize);
+      }
     }
   }
   for (int64_t y = 0; y < y_blocked; ++y) {
-    std::memcpy(out + y * out_stride, tile + y * kTileSize, x_blocked * sizeof(uint32_t));
+    std::memcpy(out + y * out_stride, tile + y * kTileSize, x_blocked * sizeof(E));
     for (int64_t x = x_blocked; x < x_count; ++x) {
       out[y * out_stride + x] = in[x * in_stride + y];
     }
@@ -239,13 +271,10 @@ class TransposeKernel final : public Kernel {
         int64_t y_end = std::min(y_size, y_begin + kTileSize);
         for (int64_t x_begin = 0; x_begin < x_size; x_begin += kTileSize) {
           int64_t x_count = std::min(x_size - x_begin, kTileSize);
-          if constexpr (sizeof(E) == 4) {
-            TransposeTile4(reinterpret_cast<const uint32_t*>(in + in_base +
-                                                              x_begin * x_in_stride + y_begin),
-                           x_in_stride,
-                           reinterpret_cast<uint32_t*>(out + out_base + y_begin * y_out_stride +
-                                                       x_begin),
-                           y_out_stride, x_count, y_end - y_begin);
+          if constexpr (sizeof(E) == 4 || sizeof(E) == 8) {
+            TransposeTile<E>(in + in_base + x_begin * x_in_stride + y_begin, x_in_stride,
+                             out + out_base + y_begin * y_out_stride + x_begin, y_out_stride,
+                             x_count, y_end - y_begin);
             continue;
           }
           for (int64_t y = y_begin; y < y_end; ++y) {
