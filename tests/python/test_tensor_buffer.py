@@ -53,8 +53,9 @@ def test_instance_dims_must_leave_a_buffer_axis(instance_dims):
 
 def test_instance_shape_must_hold_the_tensors_elements():
     x = np.zeros((2, 3, 4), np.float32)
-    with pytest.raises(ValueError, match=r"tensor_buffer_to_tensor: the buffer's tensors have "
-                                         r"shape \(3, 4\) \(12 elements\); instance_shape \(3, 5\)"):
+    message = (r"tensor_buffer_to_tensor: the buffer's tensors have shape \(3, 4\) "
+               r"\(12 elements\); instance_shape \(3, 5\)")
+    with pytest.raises(ValueError, match=message):
         _run(lambda b: flow.tensor_buffer_to_tensor(
             flow.tensor_to_tensor_buffer(b, 2), flow.float32, [3, 5]), x)
 

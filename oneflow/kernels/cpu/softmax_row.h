@@ -38,8 +38,8 @@ ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
 }
 
 // y = exp(x - max_value) for a row of n values, and returns sum(y). Whole 64-byte runs go through
-// a vectorized loop; the rest is the row's last 64 bytes done again as one vector (stored whole,
-// only its new lanes summed), or for rows under 64 bytes one padded vector. The sum runs in a
+// a vectorized loop; the rest is the row's last 64 bytes done again as one vector (only its new
+// lanes stored and summed), or for rows under 64 bytes one padded vector. The sum runs in a
 // 64-byte vector merged by shuffles. (With an OpenMP simd reduction, whose lanes GCC merges by
 // one dependent scalar add each through the stack, and GCC's scalar epilogue, one exp call per
 // element, a row of 40 floats cost more than one of 100.)
