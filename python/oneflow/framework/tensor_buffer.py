@@ -1,12 +1,10 @@
 """OneFlow 0.3's TensorBuffer made from a blob: flow.tensor_to_tensor_buffer(x, instance_dims)
 holds one tensor of shape x.shape[-instance_dims:] per element of x.shape[:-instance_dims].
 Those tensors all have one shape and dtype, so the buffer is x itself with the split between
-buffer axes and instance axes; flow.tensor_buffer_to_tensor reshapes it back (a copy-free view
-in the job). Buffers of tensors of varying shape come from the data pipeline instead
+buffer axes and instance axes; flow.tensor_buffer_to_tensor reshapes it back (a reshape op in
+the job). Buffers of tensors of varying shape come from the data pipeline instead
 (image_pipeline.ImageList)."""
 import numpy as np
-
-from oneflow.framework import dtypes
 
 
 class TensorBuffer:
@@ -60,6 +58,6 @@ def to_tensor(buffer, dtype, instance_shape, name):
                                                    int(np.prod(buffer.instance_shape)),
                                                    instance_shape))
     out = flow.reshape(buffer.blob, buffer.shape + instance_shape, name=name)
-    if dtypes.check(buffer.instance_dtype) != dtype:
+    if buffer.instance_dtype != dtype:
         out = flow.cast(out, dtype)
     return out
