@@ -30,7 +30,8 @@ from oneflow.math import broadcast_to_compatible_with  # noqa: F401 - also top-l
 from oneflow.ops.shape_ops import (  # noqa: F401
     broadcast_like, concat, constant_like, constant_pad2d, expand_dims, flatten, logical_slice,
     ones, ones_like, pad, pad_grad, reflection_pad2d, replication_pad2d, reshape_like, reverse,
-    same_padding, slice, slice_update, slice_v2, split, squeeze, stack, zeros, zeros_like,
+    same_padding, slice, slice_update, slice_v2, split, squeeze, stack, zero_pad2d, zeros,
+    zeros_like,
 )
 from oneflow.ops.index_ops import (  # noqa: F401
     argwhere, clip_by_value, dim_gather, gather, gather_nd, nonzero, one_hot, scatter_nd,
@@ -46,7 +47,7 @@ from oneflow.ops.variables import assign, get_variable  # noqa: F401
 from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import ctc_loss, smooth_l1_loss  # noqa: F401
 from oneflow.ops.extra_array_ops import (  # noqa: F401
-    amp_white_identity, cast_to_static_shape, constant_scalar, dynamic_reshape, elem_cnt,
+    acc, amp_white_identity, cast_to_static_shape, constant_scalar, dynamic_reshape, elem_cnt,
     identity_n, masked_fill, repeat, sync_dynamic_resize, tensor_scatter_nd_update,
 )
 from oneflow.ops.extra_math_ops import (  # noqa: F401

@@ -126,6 +126,17 @@ def num_nodes_required(count):
     return decorator
 
 
+def num_gpus_per_node_required(count):
+    """Marks a test function as needing `count` devices per node, as OneFlow 0.2's test files
+    do; it only records the number (the device count is set by the test itself)."""
+
+    def decorator(func):
+        func.__oneflow_test_case_num_gpus_per_node_required__ = count
+        return func
+
+    return decorator
+
+
 class _ClearDefaultSession:
     def setUp(self):
         oneflow.clear_default_session()

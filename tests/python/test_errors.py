@@ -303,3 +303,18 @@ def test_integer_blob_with_fractional_scalar_is_a_type_error(expression):
         return x * 2.0 + 1
 
     np.testing.assert_array_equal(fine(np.arange(3, dtype=np.int32)), [1, 3, 5])
+
+
+def test_reading_a_traced_blob_value_says_there_is_no_eager_mode():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        y = x + 1.0
+        y.numpy(0)
+        return y
+
+    with pytest.raises(NotImplementedError,
+                       match=r"LazyBlob.numpy\(\): blob '.*' has no value while its global "
+                             r"function is being traced; eager execution is not available"):
+        job(np.zeros(3, np.float32))

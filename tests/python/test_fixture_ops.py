@@ -61,6 +61,7 @@ def test_cpu_only_relu_test():
     def job(x: tp.Numpy.Placeholder((2, 5))) -> tp.Numpy:
         y = build("cpu_only_relu_test", {"in": [x]})[0]
         assert y.parallel_conf.device_tag == "cpu"
+        assert y.parallel_conf.device_name == ["0:0"]  # the ParallelConf spelling
         return y
 
     x = np.random.RandomState(1).uniform(-1, 1, (2, 5)).astype(np.float32)

@@ -98,13 +98,26 @@ def test_mse_and_l1(reduction):
 
 @REDUCTIONS
 def test_bce_loss_with_weight(reduction):
+    """OneFlow 0.3's BCELoss takes logits: it applies a sigmoid to the input first (torch's
+    binary_cross_entropy of sigmoid(x)), so inputs outside (0, 1) are fine."""
     rng = np.random.RandomState(5)
-    x = rng.uniform(0.05, 0.95, size=(3, 4))
+    x = rng.uniform(-4, 4, size=(3, 4))
     t = rng.uniform(0, 1, size=(3, 4))
     w = rng.uniform(0.5, 2, size=(3, 4))
     check_op(lambda x, t, w: flow.nn.BCELoss(x, t, w, reduction=reduction),
-             _torch(lambda x, t, w: F.binary_cross_entropy(x, t, w, reduction=reduction)),
+             _torch(lambda x, t, w: F.binary_cross_entropy(torch.sigmoid(x), t, w,
+                                                           reduction=reduction)),
              inputs=[x, t, w], differentiable=[0], multi_device=False)
+
+
+def test_bce_loss_stays_finite_for_large_logits():
+    x = np.array([[-60.0, -20.0, 0.0, 20.0, 60.0]])
+    t = np.array([[0.0, 1.0, 0.5, 0.0, 1.0]])
+    out, _ = check_op(lambda x, t: flow.nn.BCELoss(x, t, reduction="none"),
+                      _torch(lambda x, t: F.binary_cross_entropy_with_logits(
+                          x, t, reduction="none")),
+                      inputs=[x, t], differentiable=[0], multi_device=False)
+    assert np.isfinite(out).all()
 
 
 @REDUCTIONS

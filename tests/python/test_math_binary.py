@@ -1,6 +1,6 @@
 """Binary math with numpy broadcasting: flow.math.pow / maximum / minimum / mod / floordiv,
 the comparisons (int8 results, as OneFlow 0.3), logical_and / or / not, flow.where, add_n,
-python scalars on either side, and the blob operators ** % // < <= > >= == !=."""
+python scalars on either side, and the blob operators ** % // < <= > >= == != & |."""
 import operator
 
 import numpy as np
@@ -179,6 +179,21 @@ def test_comparison_operators(symbol):
              lambda a: python_operator(a, 1.0).astype(np.int8), inputs=[x], multi_device=False)
     check_op(lambda a: python_operator(1.0, a),
              lambda a: python_operator(1.0, a).astype(np.int8), inputs=[x], multi_device=False)
+
+
+@pytest.mark.parametrize("symbol", ["&", "|"])
+def test_logical_operators(symbol):
+    # Elementwise logical and / or (nonzero is true) in int8, also with a scalar on either side.
+    python_operator = operator.and_ if symbol == "&" else operator.or_
+    numpy_op = np.logical_and if symbol == "&" else np.logical_or
+    x = np.array([[0.0, 1.0, 2.5], [0.0, -1.0, 0.0]], np.float32)
+    y = np.array([[1.0], [0.0]], np.float32)
+    check_op(python_operator, lambda a, b: numpy_op(a, b).astype(np.int8), inputs=[x, y],
+             multi_device=False)
+    check_op(lambda a: python_operator(a, 0.0), lambda a: numpy_op(a, 0.0).astype(np.int8),
+             inputs=[x], multi_device=False)
+    check_op(lambda a: python_operator(1.0, a), lambda a: numpy_op(1.0, a).astype(np.int8),
+             inputs=[x], multi_device=False)
 
 
 def test_blob_stays_hashable_and_compares_to_none_by_identity():

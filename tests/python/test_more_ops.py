@@ -1,6 +1,6 @@
 """The rest of OneFlow 0.3's op names: flow.experimental.logical_slice / logical_slice_assign,
-flow.reverse, flow.nonzero, flow.dim_gather, flow.diag, flow.constant_pad2d, flow.same_padding,
-flow.count_not_finite, flow.math.reduced_shape_elem_cnt, flow.math.sigmoid_grad,
+flow.reverse, flow.nonzero, flow.dim_gather, flow.diag, flow.constant_pad2d, flow.zero_pad2d,
+flow.same_padding, flow.count_not_finite, flow.math.reduced_shape_elem_cnt, flow.math.sigmoid_grad,
 flow.nn.GroupNorm, flow.nn.PixelShuffle, flow.nn.torch_conv2d_transpose,
 flow.combined_margin_loss and the aliases. Forward against NumPy or PyTorch, float64 gradients
 against finite differences (op_checker, with the multi-device pass), error messages."""
@@ -164,6 +164,17 @@ def test_constant_pad2d_matches_torch():
     check_op(lambda t: flow.constant_pad2d(t, padding, 1.5),
              lambda t: torch.nn.functional.pad(torch.from_numpy(t), padding, value=1.5).numpy(),
              inputs=[x], weight_output=True)
+
+
+@pytest.mark.parametrize("padding", [2, [0, 1, 3, 2]])
+def test_zero_pad2d_matches_torch(padding):
+    x = np.random.RandomState(6).uniform(-1, 1, size=(2, 3, 4, 5))
+    torch_padding = [padding] * 4 if isinstance(padding, int) else padding
+    check_op(lambda t: flow.zero_pad2d(t, padding),
+             lambda t: torch.nn.functional.pad(torch.from_numpy(t), torch_padding).numpy(),
+             inputs=[x], weight_output=True)
+    with pytest.raises(ValueError, match=r"zero_pad2d: padding must be >= 0"):
+        _build(lambda t: flow.zero_pad2d(t, [1, -1, 0, 0]), np.zeros((1, 1, 2, 2)))
 
 
 @pytest.mark.parametrize("padding", ["SAME_UPPER", "same_lower"])

@@ -139,6 +139,15 @@ def test_unittest_module_members_match_oneflow():
         assert callable(getattr(flow.unittest.env, name)), name
 
 
+def test_num_gpus_per_node_required_marks_the_function():
+    def body(test_case):
+        return 7
+
+    marked = flow.unittest.num_gpus_per_node_required(2)(body)
+    assert marked is body and marked(None) == 7
+    assert marked.__oneflow_test_case_num_gpus_per_node_required__ == 2
+
+
 def test_skip_if_not_spelling_is_the_same_decorator(monkeypatch):
     monkeypatch.setenv("ONEFLOW_TEST_DEVICE_NUM", "1")
     monkeypatch.delenv("ONEFLOW_TEST_NODE_LIST", raising=False)

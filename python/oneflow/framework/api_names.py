@@ -9,7 +9,7 @@ python/oneflow/python/ops/*.py.
 
 ONEFLOW_03_NAMES = {
     "oneflow": """
-        advanced amp_white_identity argsort argwhere assign batch_unsorted_segment_sum
+        acc advanced amp_white_identity argsort argwhere assign batch_unsorted_segment_sum
         broadcast_like broadcast_to_compatible_with cast cast_to_current_logical_view cast_to_static_shape
         categorical_ordinal_encode checkpoint clamp clear_default_session clip
         clip_by_scalar clip_by_value combined_margin_loss concat config constant
@@ -38,7 +38,7 @@ ONEFLOW_03_NAMES = {
         truncated_normal_initializer typing uint8 unittest unsorted_batch_segment_sum
         unsorted_segment_sum unsorted_segment_sum_like variance_scaling_initializer watch
         watch_diff where xavier_normal_initializer xavier_uniform_initializer zeros
-        zeros_initializer zeros_like
+        zero_pad2d zeros_initializer zeros_like
     """,
     "oneflow.math": """
         abs acos acosh add add_n argmax asin asinh atan atan2 atanh

@@ -61,6 +61,16 @@ class LazyBlob(_StaticShape):
         return LazyBlob(self.logical_blob_name, self._shape, self._dtype, self._batch_axis,
                         self._placement, self._sbp, self._hint, self._mirrored, self._dynamic)
 
+    def numpy(self, index=None):
+        """A traced blob has no value: OneFlow 0.3's eager mode, where it had one, is not
+        available (flow.enable_eager_execution only says so)."""
+        raise NotImplementedError(
+            "%s.numpy(): blob %r has no value while its global function is being traced; eager "
+            "execution is not available in this version. Return the blob from the function and "
+            "read the result, or pass it to flow.watch" % (type(self).__name__, self.lbn))
+
+    numpy_list = ndarray = ndarray_list = numpy
+
     @property
     def lbn(self):
         return self.logical_blob_name
@@ -258,6 +268,18 @@ class LazyBlob(_StaticShape):
 
     def __ge__(self, other):
         return self._compare(other, "greater_equal")
+
+    # `a & b` and `a | b` are the elementwise logical ops (int8, nonzero is true), as the
+    # broadcast_logical_and of OneFlow 0.3's tests; both are symmetric, so the reflected forms
+    # are the same op.
+    def __and__(self, other):
+        return self._compare(other, "logical_and")
+
+    def __or__(self, other):
+        return self._compare(other, "logical_or")
+
+    __rand__ = __and__
+    __ror__ = __or__
 
     def __pos__(self):
         return self

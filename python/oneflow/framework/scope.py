@@ -64,6 +64,12 @@ class Placement:
                 placements.append(Placement(self.device_tag, ["%s:%d" % (machine, device)]))
         return placements
 
+    @property
+    def device_name(self):
+        """The ParallelConf spelling (blob.parallel_conf.device_name): the "machine:devices"
+        strings, e.g. ["0:0-1"]."""
+        return list(self.device_names)
+
     def first_device(self):
         """The placement of this placement's first device alone ("0:2-3" -> "0:2")."""
         machine, devices = self.device_names[0].split(":", 1)

@@ -86,20 +86,34 @@ def identity_n(inputs, name=None):
     return outputs
 
 
+def _time_shape_identity(op, blob, count_name, count, effect, name):
+    """repeat / acc with a count of 1, the only one a framework without time shapes runs: the
+    identity."""
+    op_builder.check_blob(blob, op, "input")
+    if not shapes.is_int(count) or count < 1:
+        raise ValueError("%s: %s must be a positive int, got %r" % (op, count_name, count))
+    if count != 1:
+        raise NotImplementedError(
+            "%s: %s=%d would %s (OneFlow's time shapes, for gradient accumulation with "
+            "flow.repeat and flow.acc); this framework has no time shapes, only %s=1 is "
+            "supported" % (op, count_name, count, effect % (blob.lbn, count), count_name))
+    return array_ops.identity(blob, name=name)
+
+
 def repeat(input, repeat_num, name=None):  # noqa: A002 - OneFlow's name
     """OneFlow 0.3's repeat hands `input` to its consumers `repeat_num` times per iteration (a
     time shape, paired with flow.acc for gradient accumulation). This framework runs one
     iteration per call and has no time shapes, so only repeat_num=1 (the identity) runs."""
-    op_builder.check_blob(input, "repeat", "input")
-    if not shapes.is_int(repeat_num) or repeat_num < 1:
-        raise ValueError("repeat: repeat_num must be a positive int, got %r" % (repeat_num,))
-    if repeat_num != 1:
-        raise NotImplementedError(
-            "repeat: repeat_num=%d would run the consumers of %s %d times per iteration "
-            "(OneFlow's time shapes, for gradient accumulation with flow.acc); this framework "
-            "has no time shapes, only repeat_num=1 is supported"
-            % (repeat_num, input.lbn, repeat_num))
-    return array_ops.identity(input, name=name)
+    return _time_shape_identity("repeat", input, "repeat_num", repeat_num,
+                                "run the consumers of %s %d times per iteration", name)
+
+
+def acc(one, max_acc_num, name=None):
+    """OneFlow 0.3's acc sums `max_acc_num` successive values of `one` (the inverse of
+    flow.repeat's time shape) and passes the sum on once. Without time shapes only
+    max_acc_num=1 (the identity) runs."""
+    return _time_shape_identity("acc", one, "max_acc_num", max_acc_num,
+                                "sum %s over %d pieces of one iteration", name)
 
 
 def dynamic_reshape(x, shape, name=None):

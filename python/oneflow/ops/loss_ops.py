@@ -117,16 +117,15 @@ def l1_loss(input, target, reduction="mean", name=None):  # noqa: A002
 
 
 def bce_loss(input, target, weight=None, reduction="mean", name=None):  # noqa: A002
-    """flow.nn.BCELoss: -weight * (target log(input) + (1 - target) log(1 - input)) for
-    probabilities input in (0, 1), then reduced."""
+    """flow.nn.BCELoss as OneFlow 0.3 defines it: the input is passed through a sigmoid first,
+    -weight * (target log(sigmoid(x)) + (1 - target) log(1 - sigmoid(x))), then reduced. (Unlike
+    torch.nn.BCELoss, which takes probabilities; this is torch's BCEWithLogitsLoss.) Computed
+    stably as max(x, 0) - x target + log(1 + exp(-|x|)), which is finite where 0.3's
+    log(sigmoid(x)) overflows."""
     _check_pair("BCELoss", input, target)
     _check_reduction("BCELoss", reduction)
     name = op_builder.op_name(name, "BCELoss")
-    log_p = math_ops.log(input)
-    log_q = math_ops.log(math_ops.subtract(1.0, input))
-    loss = math_ops.negative(math_ops.add(
-        math_ops.multiply(target, log_p),
-        math_ops.multiply(math_ops.subtract(1.0, target), log_q)))
+    loss = sigmoid_cross_entropy_with_logits(target, input, name=name + "_sigmoid_ce")
     return _reduce(_weighted("BCELoss", loss, weight, input), reduction, name)
 
 

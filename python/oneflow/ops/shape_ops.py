@@ -361,6 +361,15 @@ def constant_pad2d(x, padding, constant_value=0, name=None):
     return pad(x, [(0, 0), (0, 0), (top, bottom), (left, right)], constant_value, name=name)
 
 
+def zero_pad2d(x, padding, name=None):
+    """constant_pad2d with zeros (flow.zero_pad2d)."""
+    op_builder.check_blob(x, "zero_pad2d", "x")
+    left, right, top, bottom = _padding_2d(x, padding, "zero_pad2d")
+    if min(left, right, top, bottom) < 0:
+        raise ValueError("zero_pad2d: padding must be >= 0, got %r" % (padding,))
+    return pad(x, [(0, 0), (0, 0), (top, bottom), (left, right)], 0, name=name)
+
+
 def same_padding(x, padding, data_format, kernel_size, strides, dilation_rate, name=None):
     """Pads the spatial axes of x so that a convolution or pooling with this window, stride
     and dilation gives ceil(size / stride) outputs (zeros). padding "SAME_UPPER" puts an odd
