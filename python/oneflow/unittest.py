@@ -107,13 +107,23 @@ def skip_unless_2n4d():
     return _skip_unless(2, 4)
 
 
-# The spelling some OneFlow test files of the 0.3 period use for the same decorators.
-skip_if_not_1n1d = skip_unless_1n1d
-skip_if_not_1n2d = skip_unless_1n2d
-skip_if_not_1n4d = skip_unless_1n4d
-skip_if_not_2n1d = skip_unless_2n1d
-skip_if_not_2n2d = skip_unless_2n2d
-skip_if_not_2n4d = skip_unless_2n4d
+def _either_spelling(factory):
+    """skip_if_not_<N>n<M>d: some OneFlow test files of the 0.3 period call it
+    (`@flow.unittest.skip_if_not_1n1d()`), others apply it bare (`@...skip_if_not_1n1d`)."""
+
+    def decorator(target=None):
+        return factory() if target is None else factory()(target)
+
+    decorator.__name__ = factory.__name__.replace("skip_unless", "skip_if_not")
+    return decorator
+
+
+skip_if_not_1n1d = _either_spelling(skip_unless_1n1d)
+skip_if_not_1n2d = _either_spelling(skip_unless_1n2d)
+skip_if_not_1n4d = _either_spelling(skip_unless_1n4d)
+skip_if_not_2n1d = _either_spelling(skip_unless_2n1d)
+skip_if_not_2n2d = _either_spelling(skip_unless_2n2d)
+skip_if_not_2n4d = _either_spelling(skip_unless_2n4d)
 
 
 def num_nodes_required(count):

@@ -318,3 +318,15 @@ def test_reading_a_traced_blob_value_says_there_is_no_eager_mode():
                        match=r"LazyBlob.numpy\(\): blob '.*' has no value while its global "
                              r"function is being traced; eager execution is not available"):
         job(np.zeros(3, np.float32))
+
+
+def test_an_op_outside_a_global_function_is_refused_as_oneflow_did():
+    # OneFlow 0.3 raised NotImplementedError (no variant of the op for "normal mode"); it is
+    # also a RuntimeError.
+    flow.clear_default_session()
+    for make in (lambda: flow.losses.add_loss(None),
+                 lambda: flow.constant(1.0, shape=(2,), dtype=flow.float32)):
+        with pytest.raises(NotImplementedError,
+                           match="can only be created inside a function decorated with "
+                                 "@flow.global_function"):
+            make()

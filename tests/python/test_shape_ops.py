@@ -50,6 +50,10 @@ def test_flatten_expand_dims_squeeze():
     check_op(lambda x: flow.squeeze(x, axis=[1]), lambda x: np.squeeze(x, 1), [(3, 1, 2, 1)],
              flow.float64, multi_device=False)
     check_op(flow.squeeze, np.squeeze, [(3, 1, 2, 1)], flow.float64, multi_device=False)
+    # Every axis squeezed: shape (1,), as OneFlow 0.3's squeeze op gives (not numpy's 0-d).
+    check_op(lambda x: flow.squeeze(x, axis=[0, 1, 2]), lambda x: x.reshape(1), [(1, 1, 1)],
+             flow.float64, multi_device=False)
+    check_op(flow.squeeze, lambda x: x.reshape(1), [(1, 1)], flow.float64, multi_device=False)
 
 
 def test_constant_blobs():

@@ -154,6 +154,11 @@ def test_skip_if_not_spelling_is_the_same_decorator(monkeypatch):
     runs, _ = make_case(flow.unittest.skip_if_not_1n1d())
     skipped, _ = make_case(flow.unittest.skip_if_not_1n2d())
     assert run_case(runs).skipped == [] and len(run_case(skipped).skipped) == 1
+    # Applied bare, as some files of the period do.
+    runs, calls = make_case(flow.unittest.skip_if_not_1n1d)
+    skipped, skipped_calls = make_case(flow.unittest.skip_if_not_2n1d)
+    assert run_case(runs).skipped == [] and calls == [True]
+    assert len(run_case(skipped).skipped) == 1 and skipped_calls == []
 
 
 def test_register_test_cases_filters_by_node_count(tmp_path):

@@ -7,10 +7,12 @@ from oneflow.framework import session as session_util
 
 
 def current_job():
-    """The session and its job being traced; raises a clear error outside a job function."""
+    """The session and its job being traced; raises a clear error outside a job function:
+    NotImplementedError, which OneFlow 0.3 raised there (no variant of the op for "normal
+    mode"), and which is a RuntimeError."""
     session = session_util.default_session()
     if session.tracing_job is None:
-        raise RuntimeError(
+        raise NotImplementedError(
             "oneflow ops can only be created inside a function decorated with "
             "@flow.global_function, while it is being traced"
         )

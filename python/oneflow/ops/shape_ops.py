@@ -62,7 +62,8 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
-    """Removes the listed axes, which must have size 1 (axis None: every axis of size 1)."""
+    """Removes the listed axes, which must have size 1 (axis None: every axis of size 1).
+    Removing every axis gives shape (1,), as OneFlow 0.3's squeeze op does."""
     op_builder.check_blob(input, "squeeze", "input")
     shape = input.shape
     if axis is None:
@@ -74,8 +75,10 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
             if shape[a] != 1:
                 raise ValueError("squeeze: axis %d of shape %r has size %d; only axes of size 1 "
                                  "can be squeezed" % (a, shape, shape[a]))
-    return _reshape_rows(input, tuple(d for i, d in enumerate(shape) if i not in axes),
-                         None if 0 in axes else 0, name)
+    squeezed = tuple(d for i, d in enumerate(shape) if i not in axes)
+    if not squeezed and shape:
+        squeezed = (1,)
+    return _reshape_rows(input, squeezed, None if 0 in axes else 0, name)
 
 
 def _reshape_rows(input, shape, rows_at, name):  # noqa: A002
