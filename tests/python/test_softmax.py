@@ -76,12 +76,13 @@ def test_logsoftmax_large_logits_are_stable():
 
 
 @DTYPES
-@pytest.mark.parametrize("classes", [1, 2, 10, 31, 32, 33, 40, 72, 100])
+@pytest.mark.parametrize("classes", [1, 2, 10, 31, 32, 33, 40, 64, 72, 100, 129])
 def test_short_rows_match_numpy(classes, dtype):
-    # Rows of under 32 classes go 64 rows at a time through a transposed buffer, longer rows one
-    # by one with a vector tail (lengths not multiples of 16 included): 130 rows (two whole
-    # blocks and a partial one), logits up to +-50, a row of large logits and a row with -inf
-    # entries (exp gives 0 there, log_softmax -inf).
+    # Rows of under 32 classes go 64 rows at a time through a transposed buffer, longer rows a
+    # vector's lanes of rows (16 floats, 8 doubles) at a time, each with a vector tail (lengths
+    # not multiples of 16 included): 130 rows (whole blocks and groups, then a partial one),
+    # logits up to +-50, a row of large logits, a row with -inf entries (exp gives 0 there,
+    # log_softmax -inf) and a row with a NaN (all NaN, as in numpy and torch).
     from typing import Tuple
 
     import oneflow.typing as tp
@@ -90,6 +91,7 @@ def test_short_rows_match_numpy(classes, dtype):
     x = np.random.RandomState(classes).uniform(-50, 50, (130, classes)).astype(np_type)
     x[70] += 1e4
     x[100, 1::2] = -np.inf
+    x[129, classes // 2] = np.nan
     flow.clear_default_session()
 
     @flow.global_function(type="predict")
@@ -97,6 +99,8 @@ def test_short_rows_match_numpy(classes, dtype):
         return flow.nn.softmax(b), flow.nn.logsoftmax(b)
 
     probabilities, logs = job(x)
+    assert np.isnan(probabilities[129]).all() and np.isnan(logs[129]).all()
+    probabilities, logs, x = probabilities[:129], logs[:129], x[:129]
     exact = x.astype(np.float64)
     shifted = exact - exact.max(axis=1, keepdims=True)
     expected_logs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))

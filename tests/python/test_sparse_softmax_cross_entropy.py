@@ -62,10 +62,10 @@ def test_gradient_is_softmax_minus_one_hot(label_dtype):
 
 
 @DTYPES
-@pytest.mark.parametrize("classes", [1, 10, 31, 32])
+@pytest.mark.parametrize("classes", [1, 10, 31, 32, 40, 100])
 def test_many_short_rows_with_large_logits(classes, dtype):
-    # Rows under 32 classes go 64 at a time through a transposed buffer: 130 rows (two whole
-    # blocks and a partial one), logits up to +-60 so that some labels' probabilities underflow
+    # Rows under 32 classes go 64 at a time through a transposed buffer, longer ones a vector's
+    # lanes of rows at a time: 130 rows (whole blocks or groups and a partial one), logits up to +-60 so that some labels' probabilities underflow
     # (the loss stays exact: logsumexp - logit), and the gradient against softmax - one_hot.
     labels, _ = _case(np.int64, dtype, batch=130, classes=classes, seed=classes)
     np_dtype = np.float32 if dtype == flow.float32 else np.float64

@@ -1,9 +1,10 @@
 // CPU softmax, log_softmax and their gradients over any axis. The blob is seen as
-// (outer, classes, inner) around the axis. inner == 1 (the last axis) runs one contiguous row
-// at a time (softmax_row.h), rows of under 32 classes 64 at a time transposed; otherwise each
-// outer slice keeps per-position running maxima and sums in vectors of length inner, so every
-// loop runs over contiguous memory and vectorizes (no transposes). Outer slices are split over
-// the compute threads; the loops run per vector ISA (cpu_dispatch.h).
+// (outer, classes, inner) around the axis. inner == 1 (the last axis) runs contiguous rows a
+// vector's lanes of them at a time (softmax_row.h), rows of under 32 classes 64 at a time
+// transposed; otherwise each outer slice keeps per-position running maxima and sums in vectors
+// of length inner, so every loop runs over contiguous memory and vectorizes (no transposes).
+// Outer slices are split over the compute threads; the loops run per vector ISA
+// (cpu_dispatch.h).
 
 #include <algorithm>
 #include <cmath>
@@ -54,14 +55,8 @@ class SoftmaxKernel final : public Kernel {
       const int64_t classes = layout.classes;
       ParallelForRows(ctx, layout.outer, classes,
                       PerIsa([=](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
-                        if (kLog) {
-                          LogSoftmaxRows(in + begin * classes, out + begin * classes,
-                                         end - begin, classes);
-                          return;
-                        }
-                        for (int64_t row = begin; row < end; ++row) {
-                          SoftmaxRow(in + row * classes, out + row * classes, classes);
-                        }
+                        SoftmaxRows<T, kLog>(in + begin * classes, out + begin * classes,
+                                             end - begin, classes);
                       }));
       return;
     }

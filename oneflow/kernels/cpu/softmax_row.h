@@ -15,16 +15,23 @@
 
 namespace oneflow {
 
-// The maximum of a row of n > 0 values. GCC does not vectorize a floating max reduction (not
-// even under `omp simd reduction(max)`: it was a third of a softmax row's time), so the row is
-// folded 64 bytes at a time with GCC's vector extension, which each ISA clone compiles to its
-// widest registers.
+// The maximum of a row of n > 0 values, as the lanes of a 64-byte vector whose merge is the
+// maximum. GCC does not vectorize a floating max reduction (not even under `omp simd
+// reduction(max)`: it was a third of a softmax row's time), so the row is folded 64 bytes at a
+// time with GCC's vector extension, which each ISA clone compiles to its widest registers. The
+// row's last 64 bytes are folded again as one vector (a maximum may see an element twice), and a
+// row under 64 bytes is padded with its first element.
 template <typename T>
-ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
+ONEFLOW_PER_ISA_BODY inline auto RowMaxLanes(const T* __restrict__ x, int64_t n) {
   typedef T Vector __attribute__((vector_size(64)));
   constexpr int64_t kLanes = sizeof(Vector) / sizeof(T);
-  if (n < kLanes) { return *std::max_element(x, x + n); }
   Vector running;
+  if (n < kLanes) {
+    T padded[kLanes];
+    for (int64_t j = 0; j < kLanes; ++j) { padded[j] = x[j < n ? j : 0]; }
+    std::memcpy(&running, padded, sizeof(Vector));
+    return running;
+  }
   std::memcpy(&running, x, sizeof(Vector));
   int64_t c = kLanes;
   for (; c + kLanes <= n; c += kLanes) {
@@ -32,20 +39,33 @@ ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
     std::memcpy(&next, x + c, sizeof(Vector));
     running = running > next ? running : next;
   }
-  T max_value = MergeAllLanes(running, [](Vector a, Vector b) { return a > b ? a : b; });
-  for (; c < n; ++c) { max_value = std::max(max_value, x[c]); }
-  return max_value;
+  if (c < n) {
+    Vector last;
+    std::memcpy(&last, x + n - kLanes, sizeof(Vector));
+    running = running > last ? running : last;
+  }
+  return running;
 }
 
-// y = exp(x - max_value) for a row of n values, and returns sum(y). Whole 64-byte runs go through
-// a vectorized loop; the rest is the row's last 64 bytes done again as one vector (only its new
-// lanes stored and summed), or for rows under 64 bytes one padded vector. The sum runs in a
-// 64-byte vector merged by shuffles. (With an OpenMP simd reduction, whose lanes GCC merges by
-// one dependent scalar add each through the stack, and GCC's scalar epilogue, one exp call per
-// element, a row of 40 floats cost more than one of 100.)
+template <typename Vector>
+ONEFLOW_PER_ISA_BODY inline Vector LaneMax(Vector a, Vector b) {
+  return a > b ? a : b;
+}
+
 template <typename T>
-ONEFLOW_PER_ISA_BODY inline T ExpSumRow(const T* __restrict__ x, T* __restrict__ y, int64_t n,
-                                        T max_value) {
+ONEFLOW_PER_ISA_BODY inline T RowMax(const T* __restrict__ x, int64_t n) {
+  return MergeAllLanes(RowMaxLanes(x, n), [](auto a, auto b) { return LaneMax(a, b); });
+}
+
+// y = exp(x - max_value) for a row of n values, and returns lanes of a 64-byte vector whose sum
+// is sum(y). Whole 64-byte runs go through a vectorized loop; the rest is the row's last 64 bytes
+// done again as one vector (only its new lanes stored and summed), or for rows under 64 bytes
+// one padded vector. (With an OpenMP simd reduction, whose lanes GCC merges by one dependent
+// scalar add each through the stack, and GCC's scalar epilogue, one exp call per element, a row
+// of 40 floats cost more than one of 100.)
+template <typename T>
+ONEFLOW_PER_ISA_BODY inline auto ExpSumLanes(const T* __restrict__ x, T* __restrict__ y,
+                                             int64_t n, T max_value) {
   typedef T Vector __attribute__((vector_size(64)));
   constexpr int64_t kLanes = sizeof(Vector) / sizeof(T);
   const int64_t body = n / kLanes * kLanes;
@@ -82,7 +102,13 @@ ONEFLOW_PER_ISA_BODY inline T ExpSumRow(const T* __restrict__ x, T* __restrict__
       for (int64_t j = 0; j < n; ++j) { y[j] = tail[j]; }
     }
   }
-  return MergeAllLanes(lanes, [](Vector a, Vector b) { return a + b; });
+  return lanes;
+}
+
+template <typename T>
+ONEFLOW_PER_ISA_BODY inline T ExpSumRow(const T* __restrict__ x, T* __restrict__ y, int64_t n,
+                                        T max_value) {
+  return MergeAllLanes(ExpSumLanes(x, y, n, max_value), [](auto a, auto b) { return a + b; });
 }
 
 // sum(a[c] * b[c]) (kProduct) or sum(a[c]) over a row of n values, in a 64-byte vector merged by
@@ -120,29 +146,52 @@ ONEFLOW_PER_ISA_BODY inline T SoftmaxRow(const T* __restrict__ x, T* __restrict_
   return max_value + fast_math::Log(sum);
 }
 
-// Writes log(softmax(x)) into y for `rows` rows of n > 0 values each, kLogRowGroup rows at a
-// time: their maxima and sums first (y holds the exponentials meanwhile), then the group's logs
-// as one vector loop (a scalar log per row was a fifth of a row of 40), then y = x - shift.
-constexpr int64_t kLogRowGroup = 16;
-template <typename T>
-ONEFLOW_PER_ISA_BODY inline void LogSoftmaxRows(const T* __restrict__ x, T* __restrict__ y,
-                                                int64_t rows, int64_t n) {
-  for (int64_t begin = 0; begin < rows; begin += kLogRowGroup) {
-    const int64_t count = std::min(kLogRowGroup, rows - begin);
-    T max_value[kLogRowGroup];
-    T sum[kLogRowGroup];
-    for (int64_t r = 0; r < kLogRowGroup; ++r) {
-      const int64_t offset = (begin + r) * n;
-      max_value[r] = r < count ? RowMax(x + offset, n) : T(0);
-      sum[r] = r < count ? ExpSumRow(x + offset, y + offset, n, max_value[r]) : T(1);
+// Softmax (kLog: log-softmax) of `rows` rows of n > 0 values each, x into y, a 64-byte vector's
+// lanes of rows at a time (16 floats): the group's maxima as lanes first, merged together
+// (MergeEachOf), then the exponentials (into y) and their sums likewise, then the group's logs
+// as one vector, then y = x - (max + log sum), or y *= 1 / sum. logsumexp, if not null (softmax
+// only), receives each row's log-sum-exp. Merging each row's lanes by itself was a chain of
+// dependent shuffles per row, and a scalar log per row a fifth of a row of 40.
+template <typename T, bool kLog>
+ONEFLOW_PER_ISA_BODY inline void SoftmaxRows(const T* __restrict__ x, T* __restrict__ y,
+                                             int64_t rows, int64_t n,
+                                             T* __restrict__ logsumexp = nullptr) {
+  typedef T Vector __attribute__((vector_size(64)));
+  constexpr int64_t kGroup = sizeof(Vector) / sizeof(T);
+  for (int64_t begin = 0; begin < rows; begin += kGroup) {
+    const int64_t count = std::min(kGroup, rows - begin);
+    const T* __restrict__ group_x = x + begin * n;
+    T* __restrict__ group_y = y + begin * n;
+    Vector lanes[kGroup];
+    // A short group repeats its first row; those lanes are not used.
+    for (int64_t r = 0; r < kGroup; ++r) {
+      lanes[r] = RowMaxLanes(group_x + (r < count ? r : 0) * n, n);
     }
+    const Vector max_value = MergeEachOf(lanes, [](Vector a, Vector b) { return LaneMax(a, b); });
+    for (int64_t r = 0; r < kGroup; ++r) {
+      const int64_t row = r < count ? r : 0;
+      lanes[r] = ExpSumLanes(group_x + row * n, group_y + row * n, n, max_value[row]);
+    }
+    const Vector sum = MergeEachOf(lanes, [](Vector a, Vector b) { return a + b; });
+    T factor[kGroup];
+    if (kLog || logsumexp != nullptr) {
 #pragma omp simd
-    for (int64_t r = 0; r < kLogRowGroup; ++r) { max_value[r] += fast_math::Log(sum[r]); }
+      for (int64_t r = 0; r < kGroup; ++r) { factor[r] = max_value[r] + fast_math::Log(sum[r]); }
+      if (!kLog) { std::copy(factor, factor + count, logsumexp + begin); }
+    }
+    if (!kLog) {
+#pragma omp simd
+      for (int64_t r = 0; r < kGroup; ++r) { factor[r] = T(1) / sum[r]; }
+    }
     for (int64_t r = 0; r < count; ++r) {
-      const T* __restrict__ row_x = x + (begin + r) * n;
-      T* __restrict__ row_y = y + (begin + r) * n;
-      const T shift = max_value[r];
-      for (int64_t c = 0; c < n; ++c) { row_y[c] = row_x[c] - shift; }
+      const T* __restrict__ row_x = group_x + r * n;
+      T* __restrict__ row_y = group_y + r * n;
+      const T row_factor = factor[r];
+      if (kLog) {
+        for (int64_t c = 0; c < n; ++c) { row_y[c] = row_x[c] - row_factor; }
+      } else {
+        for (int64_t c = 0; c < n; ++c) { row_y[c] *= row_factor; }
+      }
     }
   }
 }

@@ -63,10 +63,11 @@ class SparseSoftmaxCrossEntropyKernel final : public Kernel {
     ParallelForRows(
         ctx, rows_, classes,
         PerIsa([&, prediction, prob, out](int64_t begin, int64_t end) ONEFLOW_PER_ISA_BODY {
+          SoftmaxRows<T, false>(prediction + begin * classes, prob + begin * classes,
+                                end - begin, classes, out + begin);
+          // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
           for (int64_t row = begin; row < end; ++row) {
-            const T* x = prediction + row * classes;
-            // -log(softmax(x)[k]) = logsumexp(x) - x[k], exact even when softmax(x)[k] underflows.
-            out[row] = SoftmaxRow(x, prob + row * classes, classes) - x[LabelAt(label, row)];
+            out[row] -= prediction[row * classes + LabelAt(label, row)];
           }
         }));
   }
