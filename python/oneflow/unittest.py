@@ -126,25 +126,21 @@ skip_if_not_2n2d = _either_spelling(skip_unless_2n2d)
 skip_if_not_2n4d = _either_spelling(skip_unless_2n4d)
 
 
-def num_nodes_required(count):
-    """Marks a test function as needing `count` nodes (read by register_test_cases)."""
+def _marker(attribute):
+    def mark(count):
+        def decorator(func):
+            setattr(func, attribute, count)
+            return func
 
-    def decorator(func):
-        func.__oneflow_test_case_num_nodes_required__ = count
-        return func
+        return decorator
 
-    return decorator
+    return mark
 
 
-def num_gpus_per_node_required(count):
-    """Marks a test function as needing `count` devices per node, as OneFlow 0.2's test files
-    do; it only records the number (the device count is set by the test itself)."""
-
-    def decorator(func):
-        func.__oneflow_test_case_num_gpus_per_node_required__ = count
-        return func
-
-    return decorator
+# Mark a test function as needing `count` nodes (read by register_test_cases), or `count`
+# devices per node (OneFlow 0.2's test files; only recorded, the test sets its device count).
+num_nodes_required = _marker("__oneflow_test_case_num_nodes_required__")
+num_gpus_per_node_required = _marker("__oneflow_test_case_num_gpus_per_node_required__")
 
 
 class _ClearDefaultSession:
