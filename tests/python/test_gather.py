@@ -140,6 +140,13 @@ def test_one_hot(axis, dtype):
              lambda i: _one_hot(i, 4, 5, -1, axis, dtype), inputs=[indices])
 
 
+def test_one_hot_float_values_may_be_infinite():
+    indices = np.array([0, 2], np.int32)
+    check_op(lambda i: flow.one_hot(i, 3, on_value=np.inf, off_value=-np.inf),
+             lambda i: np.where(np.eye(3, dtype=bool)[i], np.inf, -np.inf).astype(np.float32),
+             inputs=[indices], multi_device=False)
+
+
 @pytest.mark.parametrize("low, high", [(-0.5, 0.4), (None, 0.3), (-0.2, None)])
 def test_clip_by_value(low, high):
     check_op(lambda x: flow.clip_by_value(x, low, high), lambda x: np.clip(x, low, high),
@@ -248,6 +255,10 @@ def test_out_of_range_indices_raise_at_run_time(body, inputs, error, pattern):
      r"scatter_nd: updates \(4, 3\) must have shape indices\[:-1\] \+ shape\[K:\] = \(3, 3\)"),
     (lambda i: flow.one_hot(i, 3, axis=3), [np.zeros((2, 2), np.int32)], ValueError,
      r"one_hot: axis 3 is out of range"),
+    (lambda i: flow.one_hot(i, 3, on_value=1000, dtype=flow.int8), [np.zeros((2,), np.int32)],
+     ValueError, r"one_hot on_value: value 1000 is out of range \[-128, 127\] of int8"),
+    (lambda i: flow.one_hot(i, 3, off_value=2 ** 40, dtype=flow.int32),
+     [np.zeros((2,), np.int32)], ValueError, r"one_hot off_value: value 1099511627776 is out"),
     (lambda p: flow.clip_by_value(p), [P], ValueError, r"clip_by_value: min_value and max_value"),
     (lambda p: flow.clip_by_value(p, 2, 1), [P], ValueError, r"min_value 2 is greater than"),
 ])

@@ -95,16 +95,20 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=None, name=N
     if not -1 <= axis < rank:
         raise ValueError("one_hot: axis %d is out of range for a result of rank %d (expected -1 "
                          "or in [0, %d))" % (axis, rank, rank))
+    integer = {}
     for value, what in ((on_value, "on_value"), (off_value, "off_value")):
         if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, bool):
             raise TypeError("one_hot: %s must be a real number, got %r" % (what, value))
+        # An integer dtype must hold the value (truncated toward zero), as flow.constant's.
+        fitted = array_ops.check_value_fits(value, dtype, "one_hot %s" % what)
+        integer[what] = fitted if dtype.numpy_dtype.kind in "iu" else 0
     attrs = {
         "depth": depth,
         "dtype": dtype.value,
         "floating_on_value": float(on_value),
         "floating_off_value": float(off_value),
-        "integer_on_value": int(on_value),
-        "integer_off_value": int(off_value),
+        "integer_on_value": integer["on_value"],
+        "integer_off_value": integer["off_value"],
     }
     last = axis in (-1, rank - 1)
     out = op_builder.add_single_output_op("one_hot", name if last else None, "OneHot",
