@@ -330,3 +330,13 @@ def test_an_op_outside_a_global_function_is_refused_as_oneflow_did():
                            match="can only be created inside a function decorated with "
                                  "@flow.global_function"):
             make()
+
+
+@pytest.mark.parametrize("setter", ["cpu_device_num", "gpu_device_num"])
+def test_device_counts_are_checked_when_set(setter):
+    flow.clear_default_session()
+    with pytest.raises(ValueError, match=r"%s must be a positive int, got -1" % setter):
+        getattr(flow.config, setter)(-1)
+    with pytest.raises(ValueError, match=r"%s\(1000000\): at most 64 devices per machine" % setter):
+        getattr(flow.config, setter)(1000000)
+    flow.clear_default_session()

@@ -326,3 +326,20 @@ def test_tensor_lists_of_several_tensors_are_refused_clearly():
         with pytest.raises(NotImplementedError, match="tensor lists of more than one tensor per "
                                                       "device are not supported"):
             job([images])
+
+
+def test_a_callback_that_is_not_callable_is_refused_at_once():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Callback[tp.Numpy]:
+        return x + 1
+
+    with pytest.raises(TypeError, match=r"job 'job': the callback for its result must be "
+                                        r"callable .*got 5"):
+        job(np.ones(2, F32))(5)
+    flow.sync_default_session()  # the call itself ran; nothing more is raised
+    received = []
+    job(np.ones(2, F32))(received.append)
+    flow.sync_default_session()
+    np.testing.assert_array_equal(received[0], [2, 2])

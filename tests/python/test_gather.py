@@ -259,6 +259,9 @@ def test_out_of_range_indices_raise_at_run_time(body, inputs, error, pattern):
      ValueError, r"one_hot on_value: value 1000 is out of range \[-128, 127\] of int8"),
     (lambda i: flow.one_hot(i, 3, off_value=2 ** 40, dtype=flow.int32),
      [np.zeros((2,), np.int32)], ValueError, r"one_hot off_value: value 1099511627776 is out"),
+    (lambda p, i: flow.tensor_scatter_nd_add(p, i, flow.cast(p, flow.int32)),
+     [P, np.zeros((4, 1), np.int32)], TypeError,
+     r"tensor_scatter_nd_add: updates has dtype int32, params float32"),
     (lambda p: flow.clip_by_value(p), [P], ValueError, r"clip_by_value: min_value and max_value"),
     (lambda p: flow.clip_by_value(p, 2, 1), [P], ValueError, r"min_value 2 is greater than"),
 ])

@@ -151,6 +151,20 @@ def test_diag_of_a_vector_and_of_a_matrix_matches_torch(k):
              inputs=[matrix], weight_output=True)
 
 
+@pytest.mark.parametrize("np_dtype", [np.int8, np.uint8, np.float16], ids=str)
+def test_diag_of_small_dtypes_matches_numpy(np_dtype):
+    vector = np.array([1, 2, 5], np_dtype)
+    for k in (0, 2, -1):
+        out = _build(lambda t: flow.diag(t, k), vector)
+        assert out.dtype == np_dtype
+        np.testing.assert_array_equal(out, np.diag(vector, k))
+
+
+def test_diag_of_an_empty_vector_is_a_zero_matrix():
+    out = _build(lambda t: flow.diag(flow.slice_v2(t, [(0, 0, 1)]), 2), np.ones(3, np.float32))
+    np.testing.assert_array_equal(out, np.zeros((2, 2), np.float32))
+
+
 def test_diag_errors():
     with pytest.raises(ValueError, match="diag: input must be a vector or a matrix"):
         _build(flow.diag, np.zeros((2, 2, 2)))

@@ -170,6 +170,9 @@ def test_bad_initializer_conf_is_named():
         _read_with(_initializer_conf("range_conf", start=1.0))
     with pytest.raises(TypeError, match="InitializerConf message or its dict form, got str"):
         _read_with("zeros")
+    with pytest.raises(TypeError, match="constant initializer: its values must be real "
+                                        "numbers, got 'a'"):
+        flow.constant_initializer("a")
 
 
 def _read_with(initializer):

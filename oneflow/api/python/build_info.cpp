@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 
 #include "oneflow/device/cuda_info.h"
+#include "oneflow/job/placement.h"
 
 namespace py = pybind11;
 
@@ -21,6 +22,7 @@ void BindBuildInfo(py::module_& module) {
         return result;
       },
       "CUDA build and device facts (queried once per process).");
+  module.attr("max_cpu_devices") = kMaxCpuDevices;  // CPU devices per machine (placement.h)
 }
 
 }  // namespace oneflow

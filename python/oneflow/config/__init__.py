@@ -24,8 +24,20 @@ def _positive_int(value, what):
     return value
 
 
+def _device_count(value, what):
+    """A positive int no larger than the CPU devices a machine may have (gpu devices without
+    GPUs are CPU devices)."""
+    from oneflow import _oneflow_internal
+
+    value = _positive_int(value, what)
+    if value > _oneflow_internal.max_cpu_devices:
+        raise ValueError("%s(%d): at most %d devices per machine are supported"
+                         % (what, value, _oneflow_internal.max_cpu_devices))
+    return value
+
+
 def cpu_device_num(value):
-    _config().cpu_device_num = _positive_int(value, "cpu_device_num")
+    _config().cpu_device_num = _device_count(value, "cpu_device_num")
 
 
 def gpu_device_num(value):
@@ -34,7 +46,7 @@ def gpu_device_num(value):
     from oneflow import sysconfig
     from oneflow.framework import session as session_util
 
-    value = _positive_int(value, "gpu_device_num") if value != 0 else 0
+    value = _device_count(value, "gpu_device_num") if value != 0 else 0
     session_util.default_session().note_gpu_mapped_to_cpu()
     in_use = sysconfig.gpus_in_use()
     if in_use and value > in_use:

@@ -639,6 +639,9 @@ def _register_callback(session, desc, instance, callback):
     thread, if it already has); its error (or the callback's) is raised by the next call or
     sync. KeyboardInterrupt and SystemExit: raised here when the callback runs here, else see
     Session.report_callback_interrupt."""
+    if not callable(callback):
+        raise TypeError("job %r: the callback for its result must be callable (a function of "
+                        "the result), got %r" % (desc.name, callback))
     session.settle(instance, "callback")
     caller = threading.get_ident()
     interrupted = []

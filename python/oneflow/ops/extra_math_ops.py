@@ -142,6 +142,14 @@ def diag(input, diagonal=0, name=None):  # noqa: A002 - OneFlow's name
     if len(input.shape) == 1:
         n = input.shape[0]
         size = n + abs(k)
+        if n == 0:
+            return array_ops.constant(0, dtype=input.dtype, shape=(size, size), name=name)
+        if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64):
+            # scatter_nd's dtypes: int8 / uint8 through int32, float16 through float32.
+            wide = dtypes.float32 if dtypes.is_floating(input.dtype) else dtypes.int32
+            matrix = diag(array_ops.cast(input, wide, name=_sub_name(name, "widen")), k,
+                          name=_sub_name(name, "wide"))
+            return array_ops.cast(matrix, input.dtype, name=name)
         # Element i lands at row i (k >= 0) or i - k, column i + k or i: flat i * (size + 1)
         # plus the offset of the diagonal's first element.
         first = k if k >= 0 else -k * size

@@ -81,6 +81,9 @@ def tensor_scatter_nd_add(params, indices, updates, name=None):
     op_builder.check_blob(params, "tensor_scatter_nd_add", "params")
     _check_indices(indices, "tensor_scatter_nd_add")
     op_builder.check_blob(updates, "tensor_scatter_nd_add", "updates")
+    if updates.dtype != params.dtype:
+        raise TypeError("tensor_scatter_nd_add: updates has dtype %s, params %s; they must be "
+                        "the same" % (updates.dtype.name, params.dtype.name))
     return params + _scatter_nd_like(indices, updates, params, name=name)
 
 

@@ -11,6 +11,10 @@ from oneflow.framework import dtypes
 
 class InitializerConf:
     def __init__(self, kind, args, seed=None):
+        for value in args:
+            if not isinstance(value, numbers.Real):
+                raise TypeError("%s initializer: its values must be real numbers, got %r"
+                                % (kind, value))
         self.kind = kind
         self.args = [float(a) for a in args]
         self.seed = seed
