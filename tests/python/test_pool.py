@@ -188,6 +188,26 @@ def test_avg_pool_excludes_padding_from_the_count():
     assert out[0, 0, 1, 1] == pytest.approx(4.0)
 
 
+@pytest.mark.parametrize("ksize", [9, 2 ** 20])
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_windows_longer_than_the_input_cover_it_whole(kind, ksize):
+    """SAME windows longer than the (4, 5) planes: each covers its whole plane, so every output
+    is the plane's max or mean; a window of 2^20 must cost no more than one of 9 (oneDNN walked
+    the padding: minutes)."""
+    x = np.random.RandomState(7).permutation(40).astype(np.float32).reshape(1, 2, 4, 5)
+    fn = FLOW_POOL[(kind, 2)]
+    out, gradients = run_op(lambda t: fn(t, ksize, 1, "SAME"), [x], differentiable=[0])
+    plane = np.max if kind == "max" else np.mean
+    expected = np.broadcast_to(plane(x, axis=(2, 3), keepdims=True), x.shape)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    # d sum(out) / dx: 20 outputs per plane, each the plane's mean (1/20 each) or its maximum.
+    if kind == "avg":
+        expected_gradient = np.ones_like(x)
+    else:
+        expected_gradient = np.where(x == expected, 20.0, 0.0).astype(np.float32)
+    np.testing.assert_allclose(gradients[0], expected_gradient, rtol=1e-6)
+
+
 def test_pool_defaults_follow_oneflow():
     """max_pool1d defaults to "NWC" and avg_pool1d to "NCW", as in OneFlow 0.3."""
     x = np.random.RandomState(0).rand(2, 6, 3).astype(np.float32)

@@ -110,6 +110,33 @@ void DirectPoolForward(const Pool3D& pool, bool max, const T* x, T* y) {
   }
 }
 
+// Average-pool gradient: each dy element is shared equally by its window's x elements.
+template <typename T>
+void DirectAvgPoolGrad(const Pool3D& pool, const T* dy, T* dx, int64_t dx_count) {
+  std::fill(dx, dx + dx_count, T(0));
+  std::vector<int64_t> offsets;
+  for (int64_t n = 0; n < pool.batch; ++n) {
+    for (int64_t c = 0; c < pool.channels; ++c) {
+      ForEachWindow(pool, n, c, offsets, [&](int64_t out, const std::vector<int64_t>& in) {
+        if (in.empty()) { return; }
+        const T share = dy[out] / static_cast<T>(in.size());
+        for (int64_t offset : in) { dx[offset] += share; }
+      });
+    }
+  }
+}
+
+// A window longer than the input along some axis: oneDNN walks every position of every window,
+// padding included (a (4, 4) input with a window of 65536 took 39 s), while the direct loops
+// visit only the input elements each window covers. Global pooling (window == input) stays on
+// oneDNN.
+bool WindowExceedsInput(const Pool3D& pool) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (pool.window[axis] > pool.input[axis]) { return true; }
+  }
+  return false;
+}
+
 bool ContainsNaN(KernelContext& ctx, const float* x, int64_t count) {
   std::atomic<bool> found{false};
   ParallelForElements(ctx, count, kElementwiseGrain, [&](int64_t begin, int64_t end) {
@@ -153,13 +180,19 @@ class OneDnnPoolForwardKernel final : public Kernel {
  public:
   explicit OneDnnPoolForwardKernel(const KernelInitContext& ctx)
       : geometry_(MakePoolGeometry(ctx)),
+        pool_(WidenTo3D(geometry_)),
         max_(IsMaxPool(ctx.conf().op_type())),
+        direct_(WindowExceedsInput(pool_)),
         x_count_(ctx.Desc("x").shape.elem_count()),
         y_count_(ctx.Desc("y").shape.elem_count()) {}
 
   void Forward(KernelContext& ctx) override {
     float* y = ctx.Output("y").mut_data<float>();
     if (y_count_ == 0) { return; }
+    if (direct_) {
+      DirectPoolForward(pool_, max_, ctx.Input("x").data<float>(), y);
+      return;
+    }
     if (!primitive_.built()) {
       try {
         PoolDescs d = MakePoolDescs(geometry_, max_);
@@ -173,14 +206,13 @@ class OneDnnPoolForwardKernel final : public Kernel {
     const float* x = ctx.Input("x").data<float>();
     primitive_.Run(ctx.cpu_device(), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
     // oneDNN's max drops NaN; PyTorch (and the gradient kernel below) treat it as the maximum.
-    if (max_ && ContainsNaN(ctx, x, x_count_)) {
-      DirectPoolForward(WidenTo3D(geometry_), true, x, y);
-    }
+    if (max_ && ContainsNaN(ctx, x, x_count_)) { DirectPoolForward(pool_, true, x, y); }
   }
 
  private:
   WindowGeometry geometry_;
-  bool max_;
+  Pool3D pool_;
+  bool max_, direct_;
   int64_t x_count_, y_count_;
   OneDnnPrimitive primitive_;
 };
@@ -190,13 +222,15 @@ class OneDnnAvgPoolGradKernel final : public Kernel {
  public:
   explicit OneDnnAvgPoolGradKernel(const KernelInitContext& ctx)
       : geometry_(MakePoolGeometry(ctx)),
+        pool_(WidenTo3D(geometry_)),
+        direct_(WindowExceedsInput(pool_)),
         dy_count_(ctx.Desc("dy").shape.elem_count()),
         dx_count_(ctx.Desc("dx").shape.elem_count()) {}
 
   void Forward(KernelContext& ctx) override {
     float* dx = ctx.Output("dx").mut_data<float>();
-    if (dy_count_ == 0 || dx_count_ == 0) {
-      std::fill(dx, dx + dx_count_, 0.0f);
+    if (dy_count_ == 0 || dx_count_ == 0 || direct_) {
+      DirectAvgPoolGrad(pool_, ctx.Input("dy").data<float>(), dx, dx_count_);
       return;
     }
     if (!backward_.built()) {
@@ -217,6 +251,8 @@ class OneDnnAvgPoolGradKernel final : public Kernel {
 
  private:
   WindowGeometry geometry_;
+  Pool3D pool_;
+  bool direct_;
   int64_t dy_count_, dx_count_;
   OneDnnPrimitive backward_;
 };
@@ -236,7 +272,7 @@ class DirectPoolForwardKernel final : public Kernel {
   bool max_;
 };
 
-// Average-pool gradient, float64: each dy element is shared equally by its window.
+// Average-pool gradient, float64.
 template <typename T>
 class DirectAvgPoolGradKernel final : public Kernel {
  public:
@@ -244,19 +280,8 @@ class DirectAvgPoolGradKernel final : public Kernel {
       : pool_(WidenTo3D(MakePoolGeometry(ctx))) {}
 
   void Forward(KernelContext& ctx) override {
-    const T* dy = ctx.Input("dy").data<T>();
-    T* dx = ctx.Output("dx").mut_data<T>();
-    std::fill(dx, dx + ctx.Output("dx").elem_count(), T(0));
-    std::vector<int64_t> offsets;
-    for (int64_t n = 0; n < pool_.batch; ++n) {
-      for (int64_t c = 0; c < pool_.channels; ++c) {
-        ForEachWindow(pool_, n, c, offsets, [&](int64_t out, const std::vector<int64_t>& in) {
-          if (in.empty()) { return; }
-          const T share = dy[out] / static_cast<T>(in.size());
-          for (int64_t offset : in) { dx[offset] += share; }
-        });
-      }
-    }
+    DirectAvgPoolGrad(pool_, ctx.Input("dy").data<T>(), ctx.Output("dx").mut_data<T>(),
+                      ctx.Output("dx").elem_count());
   }
 
  private:
