@@ -332,6 +332,28 @@ def test_logsumexp_of_large_values_does_not_overflow():
              inputs=[x], check_backward=False)
 
 
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_logsumexp_of_infinite_rows_matches_torch(keepdims):
+    import torch
+
+    x = np.array([[1.0, np.inf, 2.0], [-np.inf, -np.inf, -np.inf], [np.nan, 0.0, 1.0],
+                  [-np.inf, 3.0, 1.0]], np.float32)
+    got = _run_single(lambda b: flow.math.reduce_logsumexp(b, axis=1, keepdims=keepdims), x)
+    expected = torch.logsumexp(torch.from_numpy(x), 1, keepdim=keepdims).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda e: flow.math.reduce_mean(e, axis=1), lambda e: flow.math.reduce_variance(e, axis=1),
+    lambda e: flow.math.reduce_std(e, axis=1), lambda e: flow.nn.moments(e, [1])[0],
+])
+def test_mean_over_no_elements_is_nan(fn):
+    # numpy's and PyTorch's 0 / 0 (an empty axis is made in the job; placeholders refuse one).
+    out = _run_single(lambda b: fn(flow.constant(1.0, dtype=flow.float32, shape=(2, 0)) + b),
+                      np.zeros((2, 1), np.float32))
+    assert out.shape == (2,) and np.isnan(out).all()
+
+
 # --- Precision: float32 sums of millions of elements ----------------------------------------
 
 def _run_single(fn, x):

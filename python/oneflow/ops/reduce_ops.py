@@ -100,7 +100,9 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     count = 1
     for a in axes:
         count *= input_tensor.shape[a]
-    return math_ops._scalar_op("scalar_mul", summed, 1.0 / count, name)
+    # The mean of no elements is NaN (0 / 0), as in numpy and PyTorch.
+    return math_ops._scalar_op("scalar_mul", summed, 1.0 / count if count else float("nan"),
+                               name)
 
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
@@ -176,18 +178,26 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """log(sum(exp(x))) over `axis`, computed as m + log(sum(exp(x - m))) with m the maximum.
-    The gradient is softmax(x) along the axes (the terms through m cancel)."""
+    """log(sum(exp(x))) over `axis`, computed as m + log(sum(exp(x - m))) with m the maximum,
+    or 0 where the maximum is not finite (as TensorFlow: a row holding +inf gives inf, a row of
+    -inf gives -inf, not inf - inf). The gradient is softmax(x) along the axes (the terms
+    through m cancel)."""
     axes = _reduce_axes(input_tensor, axis, "reduce_logsumexp")
     _require_floating(input_tensor, "reduce_logsumexp")
     if not axes:
         return input_tensor
-    peak = reduce_max(input_tensor, axes, keepdims=True, name=_sub_name(name, "max"))
+
+    def finite_peak(keep, suffix):
+        peak = reduce_max(input_tensor, axes, keepdims=keep, name=_sub_name(name, suffix))
+        finite = math_ops.less(math_ops.abs(peak), float("inf"))
+        return math_ops.where(finite, peak, 0.0)
+
+    peak = finite_peak(True, "max")
     shifted = math_ops.exp(math_ops.subtract(input_tensor, peak, name=_sub_name(name, "shift")),
                            name=_sub_name(name, "exp"))
     total = reduce_sum(shifted, axes, keepdims, name=_sub_name(name, "sum"))
     if not keepdims:  # the maximum again, in the output's shape
-        peak = reduce_max(input_tensor, axes, keepdims=False, name=_sub_name(name, "max_out"))
+        peak = finite_peak(False, "max_out")
     return math_ops.add(math_ops.log(total, name=_sub_name(name, "log")), peak, name=name)
 
 
