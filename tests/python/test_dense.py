@@ -88,3 +88,23 @@ def test_dense_variable_names():
     assert tuple(names["bias"].shape) == (UNITS,)
     assert names["weight"].op_name == "fc7-weight"
     assert names["bias"].op_name == "fc7-bias"
+
+
+def test_dense_units_numpy_int_and_bad_values():
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+        return flow.layers.dense(x, np.int64(4), kernel_initializer=flow.ones_initializer())
+
+    np.testing.assert_allclose(job(np.ones((2, 3), np.float32)), np.full((2, 4), 3.0))
+    for units in (True, 0, 2.0):
+        flow.clear_default_session()
+
+        @flow.global_function()
+        def bad(x: tp.Numpy.Placeholder((2, 3))) -> tp.Numpy:
+            return flow.layers.dense(x, units)
+
+        with pytest.raises(ValueError, match="dense: units must be a positive int, got %r"
+                                             % (units,)):
+            bad(np.ones((2, 3), np.float32))

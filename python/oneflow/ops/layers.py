@@ -1,6 +1,6 @@
 """flow.layers: layers built from ops; each opens a name space, so its variables are
 "<name>-weight" and "<name>-bias"."""
-from oneflow.framework import op_builder
+from oneflow.framework import op_builder, shapes
 from oneflow.ops import array_ops, initializers, nn_ops, variables
 
 
@@ -15,8 +15,9 @@ def dense(
     from oneflow import distribute
 
     op_builder.check_blob(inputs, "dense", "inputs")
-    if not isinstance(units, int) or units <= 0:
+    if not shapes.is_int(units) or units <= 0:
         raise ValueError("dense: units must be a positive int, got %r" % (units,))
+    units = int(units)
     if activation is not None and not callable(activation):
         raise TypeError("dense: activation must be a callable such as flow.nn.relu, or None, "
                         "got %r" % (activation,))
