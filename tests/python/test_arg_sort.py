@@ -146,6 +146,10 @@ def test_errors():
             flow.math.top_k(x, k=0)
         with pytest.raises(TypeError, match="top_k: k must be an int"):
             flow.math.top_k(x, k=1.5)
+        empty = flow.constant(1.0, dtype=flow.float32, shape=(2, 0))
+        with pytest.raises(ValueError, match=r"top_k: axis 1 of \(2, 0\) is empty, so it has no "
+                                             r"top 1"):
+            flow.math.top_k(empty, k=1)
         with pytest.raises(ValueError, match='sort: direction must be "ASCENDING" or'):
             flow.sort(x, direction="UP")
         with pytest.raises(ValueError, match=r"argsort: axis -3 is out of range"):

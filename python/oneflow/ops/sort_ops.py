@@ -58,6 +58,9 @@ def top_k(input, k=1, sorted=True, name=None, axis=-1):  # noqa: A002
         raise TypeError("top_k: k must be an int, got %r" % (k,))
     if k < 1:
         raise ValueError("top_k: k = %d must be at least 1" % k)
+    if input.shape[axis] == 0:
+        raise ValueError("top_k: axis %d of %s is empty, so it has no top %d"
+                         % (axis, tuple(input.shape), k))
     k = min(k, input.shape[axis])  # as OneFlow: a k beyond the axis takes all of it
     return op_builder.add_single_output_op("top_k", name, "TopK", {"in": input},
                                            {"axis": axis, "k": int(k), "sorted": bool(sorted)})
