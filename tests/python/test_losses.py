@@ -175,6 +175,8 @@ def test_errors_name_the_op_and_the_rule():
         _error(lambda x, t: flow.nn.L1Loss(x, t, reduction="avg"), [(3, 4), (3, 4)])
     with pytest.raises(ValueError, match="smooth_l1_loss: beta must be"):
         _error(lambda x, t: flow.smooth_l1_loss(x, t, beta=-1), [(3,), (3,)])
+    with pytest.raises(ValueError, match="smooth_l1_loss: beta must be a number >= 0, got nan"):
+        _error(lambda x, t: flow.smooth_l1_loss(x, t, beta=float("nan")), [(3,), (3,)])
     with pytest.raises(TypeError, match="softmax_cross_entropy_with_logits: labels dtype"):
         _error(lambda lab, x: flow.nn.softmax_cross_entropy_with_logits(lab, x), [(2, 3), (2, 3)],
                [flow.int32, flow.float32])

@@ -89,7 +89,7 @@ def smooth_l1_loss(prediction, label, beta=1.0, name=None):
     """flow.smooth_l1_loss, elementwise with d = prediction - label:
     0.5 * d^2 / beta where |d| < beta, else |d| - 0.5 * beta."""
     _check_pair("smooth_l1_loss", prediction, label, "prediction", "label")
-    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or beta < 0:
+    if not isinstance(beta, numbers.Real) or isinstance(beta, bool) or not beta >= 0:
         raise ValueError("smooth_l1_loss: beta must be a number >= 0, got %r" % (beta,))
     return op_builder.add_single_output_op(
         "smooth_l1_loss", name, "SmoothL1Loss", {"prediction": prediction, "label": label},
