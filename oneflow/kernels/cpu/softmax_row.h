@@ -15,6 +15,11 @@
 
 namespace oneflow {
 
+template <typename Vector>
+ONEFLOW_PER_ISA_BODY inline Vector LaneMax(Vector a, Vector b) {
+  return a > b ? a : b;
+}
+
 // The maximum of a row of n > 0 values, as the lanes of a 64-byte vector whose merge is the
 // maximum. GCC does not vectorize a floating max reduction (not even under `omp simd
 // reduction(max)`: it was a third of a softmax row's time), so the row is folded 64 bytes at a
@@ -37,19 +42,14 @@ ONEFLOW_PER_ISA_BODY inline auto RowMaxLanes(const T* __restrict__ x, int64_t n)
   for (; c + kLanes <= n; c += kLanes) {
     Vector next;
     std::memcpy(&next, x + c, sizeof(Vector));
-    running = running > next ? running : next;
+    running = LaneMax(running, next);
   }
   if (c < n) {
     Vector last;
     std::memcpy(&last, x + n - kLanes, sizeof(Vector));
-    running = running > last ? running : last;
+    running = LaneMax(running, last);
   }
   return running;
-}
-
-template <typename Vector>
-ONEFLOW_PER_ISA_BODY inline Vector LaneMax(Vector a, Vector b) {
-  return a > b ? a : b;
 }
 
 template <typename T>
