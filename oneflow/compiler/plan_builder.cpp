@@ -7,6 +7,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/task_graph.h"
 #include "oneflow/framework/op_conf_util.h"
+#include "oneflow/job/placement.h"
 #include "oneflow/sbp/tensor_slice.h"
 
 namespace oneflow {
@@ -36,6 +37,19 @@ TaskType TaskTypeOf(TaskNodeType type) {
   }
   OF_CHECK(false) << "unknown task node type " << type;
   return kInvalidTask;
+}
+
+// The values a call pushes for input op `op` of blob `out`: its value, of `out`'s shape; for a
+// dynamic (mirrored) input, each device's elements and shape (oneflow/kernels/cpu/interface.cpp).
+void AddInputInfo(const OperatorConf& op, const BlobDesc& out, JobInfo* info) {
+  auto& inputs = *info->mutable_input();
+  if (!out.is_dynamic) {
+    inputs[op.name()] = out.ToProto();
+    return;
+  }
+  const int64_t devices = ParallelNum(op.placement());
+  inputs[op.name()] = BlobDesc{Shape({devices, out.shape.elem_count()}), out.data_type}.ToProto();
+  inputs[op.name() + "/shapes"] = BlobDesc{Shape({devices, out.shape.num_axes()}), kInt64}.ToProto();
 }
 
 class PlanBuilder {
@@ -169,7 +183,8 @@ class PlanBuilder {
     }
     for (const OperatorConf& op : job.op()) {
       if (op.op_type() == "input") {
-        (*info->mutable_input())[op.name()] = job.logical_blob_desc().at(OutputLbn(op, "out"));
+        AddInputInfo(op, BlobDesc::FromProto(job.logical_blob_desc().at(OutputLbn(op, "out"))),
+                     info);
       } else if (op.op_type() == "return") {
         (*info->mutable_output())[op.name()] = job.logical_blob_desc().at(InputLbn(op, "in"));
       }

@@ -84,6 +84,13 @@ class TaskGraphBuilder {
     if (!spans_machines_ || (type != "input" && type != "return" && type != "watch")) {
       return devices;
     }
+    if (op.mirrored()) {  // one per device: a dynamic mirrored blob's (ops/interface.cpp)
+      throw Error(ErrorKind::kValue)
+          << "op '" << op.name() << "' (" << type << ") exchanges each device's own value of a "
+          << "mirrored blob whose shape differs per device (a ListNumpy argument given arrays "
+          << "of different shapes) with the caller; on several machines such values are not "
+          << "supported: give every device an array of one shape";
+    }
     for (const DeviceId& device : devices) {
       if (device.machine == 0) { return {device}; }
     }

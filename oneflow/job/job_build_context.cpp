@@ -298,12 +298,15 @@ void JobBuildContext::InferDynamic(const OpDef& def, const OperatorConf& conf,
   for (const auto& entry : inputs) { any_input_dynamic |= entry.second.is_dynamic; }
   // Data-dependent shapes live on one device: on more, each device's part would have its own
   // rows, and the blob keeps its upper bound (argwhere's valid rows are then only returned).
+  // The exception is the mirrored view fed a different shape per device (a dynamic input): its
+  // ops run on each device's own value, so each register carries its device's shape.
   const bool one_device = ParallelNum(conf.placement()) == 1;
+  const bool per_device = conf.mirrored() && (any_input_dynamic || conf.op_type() == "input");
   for (const auto& entry : conf.output()) {
     for (int64_t i = 0; i < entry.second.value_size(); ++i) {
       BlobDesc& desc = descs->at(ArgumentKey(entry.first, i));
       if (!def.infers_dynamic) { desc.is_dynamic = any_input_dynamic; }
-      desc.is_dynamic = desc.is_dynamic && one_device;
+      desc.is_dynamic = desc.is_dynamic && (one_device || per_device);
     }
   }
 }

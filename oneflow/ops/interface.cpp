@@ -1,6 +1,13 @@
 // Interface ops: how values enter and leave a job. "input" is a placeholder whose value is pushed
 // from Python for each call; "return" hands its input back to Python; "watch" hands a blob to a
 // Python handler while the job runs.
+//
+// A `dynamic` input is a mirrored placeholder whose devices get values of different shapes in
+// one call (a ListNumpy argument with a different array per device, each within the declared
+// bound): its output is dynamic, each device's register carrying its own value's shape. A return
+// op reading a mirrored blob hands back each device's value on its own (used for dynamic ones,
+// whose per-device shapes cannot be stacked), and a watch op reading one reports each device's
+// value to a handler of its own (kernels/cpu/interface.cpp).
 #include "oneflow/framework/op_registry.h"
 
 namespace oneflow {
@@ -10,6 +17,7 @@ void InferInput(InferContext& ctx) {
   BlobDesc& out = ctx.Output("out");
   out.shape = ctx.Attr<Shape>("shape");
   out.data_type = ctx.Attr<DataType>("dtype");
+  out.is_dynamic = ctx.Attr<bool>("dynamic");
 }
 
 void GetInputSbp(SbpContext& ctx) {
@@ -39,6 +47,8 @@ REGISTER_OP("input")
     .RequiredAttr<Shape>("shape")
     .RequiredAttr<DataType>("dtype")
     .Attr<int64_t>("batch_axis", 0)
+    .Attr<bool>("dynamic", false)
+    .InfersDynamic()
     .SetInferFn(InferInput)
     .SetSbpFn(GetInputSbp)
     .NonDifferentiable();

@@ -54,6 +54,13 @@ void InferCastFromMirrored(InferContext& ctx) {
   const BlobDesc& in = ctx.Input("in");
   BlobDesc& out = ctx.Output("out");
   out = in;
+  if (in.is_dynamic && parts > 1 && mode != "sum") {
+    throw Error(ErrorKind::kValue)
+        << "cast_from_mirrored: the devices' values of a blob whose shape differs per device ("
+        << in.ToString() << ", from a ListNumpy argument given arrays of different shapes) do "
+        << "not " << mode << " into one consistent blob; keep it in the mirrored view and "
+        << "return it as oneflow.typing.ListNumpy";
+  }
   if (mode == "concat") {
     if (in.shape.num_axes() == 0) {
       throw Error(ErrorKind::kValue) << "cast_from_mirrored: cannot concatenate 0-d values";

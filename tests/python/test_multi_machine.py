@@ -422,3 +422,40 @@ def test_one_process_cannot_run_a_placement_on_another_machine(tmp_path):
     assert "RAISED" in completed.stdout and "names machine 1" in completed.stdout, \
         completed.stdout
     assert "oneflow.distributed.launch" in completed.stdout
+
+
+def test_mirrored_values_across_machines(tmp_path):
+    """The mirrored view over two machines: one array per device comes back per device; arrays
+    of different shapes per device (one device's shape each, tests/python/
+    test_mirrored_per_device_shapes.py) are refused there, saying why, and the job still runs."""
+    body = """
+        import json
+        import numpy as np
+        import oneflow as flow
+        import oneflow.typing as tp
+
+        config = flow.FunctionConfig()
+        config.default_logical_view(flow.scope.mirrored_view())
+
+        @flow.global_function(function_config=config)
+        def f(x: tp.ListNumpy.Placeholder((4, 2))) -> tp.ListNumpy:
+            with flow.scope.placement("cpu", ["0:0", "1:0"]):
+                return flow.math.relu(x) * 2.0
+
+        same = [np.arange(8, dtype=np.float32).reshape(4, 2) - 3, -np.ones((4, 2), np.float32)]
+        first = [value.tolist() for value in f(same)]
+        try:
+            f([np.ones((3, 2), np.float32), np.ones((2, 2), np.float32)])
+            outcome = "ran"
+        except ValueError as error:
+            outcome = str(error).replace(chr(10), " ")
+        again = [value.tolist() for value in f(same)]
+        print("RESULT " + json.dumps({"first": first, "outcome": outcome, "again": again}),
+              flush=True)
+    """
+    (result,) = results(launch(tmp_path, body, 2))
+    expected = [(np.arange(8).reshape(4, 2) - 3).clip(0) * 2, np.zeros((4, 2))]
+    for got in (result["first"], result["again"]):
+        for value, want in zip(got, expected):
+            np.testing.assert_array_equal(value, want)
+    assert "several machines" in result["outcome"], result["outcome"]

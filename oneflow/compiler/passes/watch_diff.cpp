@@ -31,7 +31,10 @@ class WatchDiffPass final : public Pass {
       std::string name = "System-WatchDiff-" + std::to_string(handler_id);
       const OperatorConf& producer = job.Op(OpNameOfLbn(diff->second));
       std::string watched = diff->second;
-      if (producer.mirrored()) {
+      // The gradient of a blob whose shape differs per device (a mirrored dynamic one) is
+      // watched on each device (flow.watch_diff registered a handler per device).
+      const bool per_device = producer.mirrored() && job.LogicalBlobDesc(lbn).is_dynamic;
+      if (producer.mirrored() && !per_device) {
         // One value per device: stacked into one consistent blob for the handler.
         OperatorConf stack = OpConfBuilder("cast_from_mirrored", name + "-stack")
                                  .Input("in", watched)
@@ -47,7 +50,8 @@ class WatchDiffPass final : public Pass {
                                .Attr("handler_id", handler_id)
                                .Build();
       // A watch hands the whole blob to Python from one device.
-      *watch.mutable_placement() = FirstDevicePlacement(producer.placement());
+      *watch.mutable_placement() =
+          per_device ? producer.placement() : FirstDevicePlacement(producer.placement());
       watch.set_created_by_pass("watch_diff");
       job.AddOp(std::move(watch));
     }

@@ -294,10 +294,17 @@ def is_scalar(value):
 class LocalBlob(_StaticShape, np.ndarray):
     """A result value: a numpy array that also answers OneFlow 0.3's LocalBlob methods. A result
     of the mirrored view is the devices' values concatenated along axis 0 (stacked when they are
-    0-d); numpy(i) and numpy_list() give them one by one."""
+    0-d); numpy(i) and numpy_list() give them one by one. Values whose shapes do not concatenate
+    (a dynamic mirrored blob's) are only given one by one."""
 
     def numpy(self, index=None):
         if index is None:
+            parts = getattr(self, "_parts", None)
+            if parts is not None and not _joinable(parts):
+                raise ValueError(
+                    "this result holds one value per device, of shapes %s, which do not "
+                    "concatenate along axis 0; take them with numpy_list() or numpy(device)"
+                    % ", ".join(str(part.shape) for part in parts))
             return np.asarray(self)
         return self.numpy_list()[index]
 
@@ -328,8 +335,18 @@ def as_local_blob(array, parts=None):
     return blob
 
 
+def _joinable(parts):
+    return len({part.shape[1:] for part in parts}) == 1 and parts[0].ndim > 0 or all(
+        part.ndim == 0 for part in parts)
+
+
 def join_parts(parts):
     """The devices' values as one array: concatenated along axis 0 (stacked when 0-d)."""
+    if not _joinable(parts):
+        raise ValueError(
+            "the result holds one value per device, of shapes %s, which do not concatenate "
+            "along axis 0; annotate it with oneflow.typing.ListNumpy to get them one by one"
+            % ", ".join(str(part.shape) for part in parts))
     if parts[0].ndim == 0:
         return np.stack(parts)
     return np.concatenate(parts, axis=0)
@@ -354,4 +371,6 @@ def hand_over_parts(values, kind):
         return join_parts(values)
     if kind in ("list", "list_list"):
         return values if kind == "list" else [[v] for v in values]
+    if not _joinable(values):  # numpy() then says why; numpy_list() gives them
+        return as_local_blob(np.empty((0,), values[0].dtype), values)
     return as_local_blob(join_parts(values), values)

@@ -41,6 +41,9 @@ class FunctionDesc:
         self.train_state_name = None
         self.base = None  # a specialization's function
         self.placeholder_overrides = {}  # argument label -> placeholder of a specialization
+        # Labels of mirrored arguments whose devices get arrays of different shapes (a
+        # specialization whose input op is dynamic: each device carries its own shape).
+        self.per_device_shape_labels = set()
         self.specializations = {}  # ((label, shape), ...) -> FunctionDesc
         # Why the declared shapes did not trace, when calls then ran through specializations.
         self.declared_shape_error = None
@@ -167,12 +170,16 @@ class _Result:
     `rows_op_name`: for a blob with data-dependent rows (argwhere), the return op of their
     count (per device in the mirrored view); only those rows are handed back."""
 
-    def __init__(self, op_name, kind, parts, rows_op_name=None, rows_axis=0):
+    def __init__(self, op_name, kind, parts, rows_op_name=None, rows_axis=0, per_device=False):
         self.op_name, self.kind, self.parts = op_name, kind, parts
         self.rows_op_name, self.rows_axis = rows_op_name, rows_axis
+        self.per_device = per_device  # each device's value came back on its own
 
     def convert(self, outputs):
-        value = outputs[self.op_name]
+        if self.per_device:
+            value = [outputs["%s/%d" % (self.op_name, i)] for i in range(self.parts)]
+        else:
+            value = outputs[self.op_name]
         if self.rows_op_name is not None:
             rows = np.asarray(outputs[self.rows_op_name]).reshape(-1)
 
@@ -216,17 +223,20 @@ class _ReturnBuilder:
         name = "Return_%d" % self.count
         self.count += 1
         parts = None
+        # A dynamic mirrored blob's devices may hold different shapes: each returns its own.
+        per_device = value.is_mirrored and value.is_dynamic
         if value.is_mirrored:
             parts = value.placement.device_count()
-            value = mirrored.stack(value)
+            if not per_device:
+                value = mirrored.stack(value)
         # On the producer's devices: each writes its part of the result.
         op_builder.add_op("return", name, {"in": value},
                           placement=value.placement or self.session.default_placement(),
-                          mirrored=False)
+                          mirrored=per_device)
         rows_name = None
         if rows is not None:
             rows_name = self.blob(rows, "numpy").op_name
-        return _Result(name, kind, parts, rows_name, rows_axis)
+        return _Result(name, kind, parts, rows_name, rows_axis, per_device)
 
     def unannotated(self, value, where):
         """No annotation: blobs come back as LocalBlobs, in any nesting of tuple/list/dict."""
@@ -310,8 +320,9 @@ class _Input:
     """One input op: fed from one array of the call (a leaf of a Tuple argument or a whole
     argument). `parts`: the device count of a ListNumpy/ListListNumpy one, else None."""
 
-    def __init__(self, op_name, placeholder, parts):
+    def __init__(self, op_name, placeholder, parts, per_device_shapes=False):
         self.op_name, self.placeholder, self.parts = op_name, placeholder, parts
+        self.per_device_shapes = per_device_shapes  # fed by _ragged_inputs
 
 
 def _add_input(session, desc, label, op_name, annotation):
@@ -343,6 +354,13 @@ def _add_input(session, desc, label, op_name, annotation):
     placement = desc.config._placement or session.default_placement()
     per_device = not isinstance(placeholder, oft.Numpy.Placeholder)
     parts = placement.device_count() if per_device else None
+    if per_device and label in desc.per_device_shape_labels:
+        # One dynamic mirrored input op: each device copies its own array, of its own shape.
+        attrs = {"shape": placeholder.shape, "dtype": placeholder.dtype.value, "batch_axis": 0,
+                 "dynamic": True}
+        blob = op_builder.add_op("input", op_name, {}, attrs, placement=placement,
+                                 mirrored=True)["out"][0]
+        return blob, _Input(op_name, placeholder, parts, per_device_shapes=True)
     attrs = {
         "shape": ((parts,) + tuple(placeholder.shape)) if per_device else placeholder.shape,
         "dtype": placeholder.dtype.value,
@@ -434,8 +452,7 @@ def _checked_array(desc, parameter_name, placeholder, value, bound=None):
         if bound is not None:
             raise ValueError(
                 "job %r, argument %r: expected per-device arrays of rank %d with at most %d "
-                "elements (the ListNumpy placeholder's %s), all of one shape (different shapes "
-                "on different devices are not supported), got %s"
+                "elements, none of them empty (the ListNumpy placeholder's %s), got %s"
                 % (desc.name, parameter_name, len(bound), int(np.prod(bound)), tuple(bound),
                    tuple(array.shape)))
         raise ValueError(
@@ -490,9 +507,19 @@ def _leaves(desc):
         yield from walk(parameter_name, structure)
 
 
+_PER_DEVICE = "per-device"  # _dynamic_shapes' value for arrays of different shapes
+
+
+def _fits_bound(shape, declared):
+    """OneFlow 0.3's rule for a mirrored array: the placeholder's rank, no more elements."""
+    return len(shape) == len(declared) and all(s > 0 for s in shape) \
+        and np.prod(shape) <= np.prod(declared)
+
+
 def _dynamic_shapes(desc, args, kwargs):
     """label -> per-device shape for each mirrored argument of this call given arrays smaller
-    than its placeholder (same rank, no more elements, one shape on every device); {} when every
+    than its placeholder (same rank, no more elements, one shape on every device), or
+    _PER_DEVICE for one given arrays of different shapes (each within that bound); {} when every
     array has the declared shape or the call is malformed (the usual checks then say how)."""
     try:
         bound = desc.signature.bind(*args, **kwargs).arguments
@@ -514,13 +541,12 @@ def _dynamic_shapes(desc, args, kwargs):
                   for item in value]
         found = {tuple(np.shape(array)) for array in arrays}
         declared = tuple(structure.placeholder.shape)
-        if len(found) != 1:
+        if not all(_fits_bound(shape, declared) for shape in found):
             return
-        shape = found.pop()
-        # OneFlow 0.3's rule: the same rank and no more elements than the placeholder's.
-        if shape != declared and len(shape) == len(declared) and all(s > 0 for s in shape) \
-                and np.prod(shape) <= np.prod(declared):
-            shapes[label] = shape
+        if len(found) > 1:
+            shapes[label] = _PER_DEVICE
+        elif found != {declared}:
+            shapes[label] = found.pop()
 
     for parameter_name, structure in desc.arguments:
         walk(parameter_name, structure, bound.get(parameter_name))
@@ -559,6 +585,9 @@ def _specialization(session, desc, shapes):
         spec.train_state_name = desc.name
         leaves = dict(_leaves(desc))
         for label, shape in shapes.items():
+            if shape == _PER_DEVICE:
+                spec.per_device_shape_labels.add(label)
+                continue
             placeholder = leaves[label].placeholder
             spec.placeholder_overrides[label] = type(placeholder)(
                 shape, dtype=placeholder.dtype, batch_axis=placeholder.batch_axis)
@@ -578,6 +607,9 @@ def _argument_inputs(desc, label, structure, value, inputs, copy):
         for i, (item, item_value) in enumerate(zip(structure, value)):
             _argument_inputs(desc, "%s[%d]" % (label, i), item, item_value, inputs, copy)
         return
+    if structure.per_device_shapes:
+        _per_device_shaped_inputs(desc, label, structure, value, inputs)
+        return
     if structure.parts is None:
         array = _checked_array(desc, label, structure.placeholder, value)
     else:  # np.stack made a new array
@@ -588,6 +620,29 @@ def _argument_inputs(desc, label, structure, value, inputs, copy):
     if copy:
         array = np.array(array, order="C", copy=True)
     inputs[structure.op_name] = np.require(array, requirements="C")  # keeps 0-d arrays 0-d
+
+
+def _per_device_shaped_inputs(desc, label, structure, value, inputs):
+    """The two values of a dynamic mirrored input op (oneflow/kernels/cpu/interface.cpp): row i
+    of inputs[op] holds device i's elements first, row i of inputs[op + "/shapes"] its shape."""
+    placeholder = structure.placeholder
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(item, (list, tuple)) and len(item) == 1 for item in value):
+        value = [item[0] for item in value]  # ListListNumpy: one array per device
+    bound = tuple(placeholder.shape)
+    dtype = np.dtype(placeholder.dtype.numpy_dtype)
+    elements = np.zeros((structure.parts, int(np.prod(bound))), dtype=dtype)
+    shapes = np.zeros((structure.parts, len(bound)), dtype=np.int64)
+    for device, array in enumerate(value):
+        array = np.asarray(array)
+        if array.dtype != dtype:
+            array = _converted(desc, label, placeholder, array, dtype)
+        if not _fits_bound(array.shape, bound):
+            _checked_array(desc, label, placeholder, array, bound=bound)  # raises, saying why
+        elements[device, :array.size] = array.reshape(-1)
+        shapes[device] = array.shape
+    inputs[structure.op_name] = elements
+    inputs[structure.op_name + "/shapes"] = shapes
 
 
 def _inputs(desc, args, kwargs, copy):

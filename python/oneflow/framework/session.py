@@ -6,6 +6,7 @@ have run is allowed: the runtime is stopped, the new function is traced, the Pla
 variables keep their values.
 """
 import atexit
+import collections
 import contextlib
 import os
 import signal
@@ -52,6 +53,27 @@ class SessionConfig:
         self.register_num = 2
         self.legacy_model_io = False
         self.collect_act_event = False
+
+
+class _PerDeviceWatch:
+    """Calls a watch handler once every device reported its value of one run. Devices report
+    from their own threads and may run ahead of each other, so each has a queue."""
+
+    def __init__(self, handler, kind, devices):
+        self.handler, self.kind = handler, kind
+        self.queues = [collections.deque() for _ in range(devices)]
+        self.lock = threading.Lock()
+
+    def add(self, device, array):
+        from oneflow.framework.blob import hand_over_parts
+
+        with self.lock:  # held while the handler runs, so runs reach it in order
+            self.queues[device].append(array)
+            if not all(self.queues):
+                return
+            values = [queue.popleft() for queue in self.queues]
+            with running_callback():
+                self.handler(hand_over_parts(values, self.kind))
 
 
 class Session:
@@ -350,15 +372,24 @@ class Session:
         from oneflow.framework.blob import hand_over
 
         handler, kind, parts = self.watch_handlers[handler_id]
+        if isinstance(handler, _PerDeviceWatch):
+            handler.add(parts, array)  # here `parts` is the reporting device
+            return
         value = hand_over(array, kind, parts)
         with running_callback():
             handler(value)
 
-    def add_watch_handler(self, handler, kind, parts=None):
+    def add_watch_handler(self, handler, kind, parts=None, per_device=False):
         """kind: "numpy", "list" or "local" (see ops/watch.py); parts: the device count of a
-        mirrored blob, whose values arrive stacked."""
+        mirrored blob, whose values arrive stacked, or with `per_device`, one by one: device i
+        then reports to the returned id + i."""
         handler_id = len(self.watch_handlers)
-        self.watch_handlers[handler_id] = (handler, kind, parts)
+        if not per_device:
+            self.watch_handlers[handler_id] = (handler, kind, parts)
+            return handler_id
+        gather = _PerDeviceWatch(handler, kind, parts)
+        for device in range(parts):
+            self.watch_handlers[handler_id + device] = (gather, kind, device)
         return handler_id
 
     def close(self):

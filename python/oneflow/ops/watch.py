@@ -22,6 +22,12 @@ def _parts(blob):
     return blob.placement.device_count() if blob.is_mirrored else None
 
 
+def _per_device(blob):
+    """Whether each device reports its value on its own: a dynamic mirrored blob's devices may
+    hold different shapes, which do not stack."""
+    return blob.is_mirrored and blob.is_dynamic
+
+
 def watch(blob, handler):
     """Calls handler(value) with the blob's value at each run of the job (the whole blob; for a
     mirrored blob, each device's value: a list with tp.ListNumpy, concatenated with tp.Numpy)."""
@@ -31,7 +37,12 @@ def watch(blob, handler):
     if not callable(handler):
         raise TypeError("flow.watch: handler must be callable")
     session = op_builder.current_job()
-    handler_id = session.add_watch_handler(handler, _handler_kind(handler), _parts(blob))
+    handler_id = session.add_watch_handler(handler, _handler_kind(handler), _parts(blob),
+                                           _per_device(blob))
+    if _per_device(blob):  # a mirrored watch op: device i reports to handler_id + i
+        op_builder.add_op("watch", op_builder.op_name(None, "Watch"), {"in": blob},
+                          {"handler_id": handler_id}, placement=blob.placement, mirrored=True)
+        return
     watched = mirrored.stack(blob) if blob.is_mirrored else blob
     # The handler gets the whole blob, from the first device of the blob's placement.
     placement = watched.placement.first_device() if watched.placement is not None else None
@@ -48,5 +59,6 @@ def watch_diff(blob, handler):
     if not callable(handler):
         raise TypeError("flow.watch_diff: handler must be callable")
     session = op_builder.current_job()
-    handler_id = session.add_watch_handler(handler, _handler_kind(handler), _parts(blob))
+    handler_id = session.add_watch_handler(handler, _handler_kind(handler), _parts(blob),
+                                           _per_device(blob))
     session.cpp.add_diff_watch(blob.lbn, handler_id)
