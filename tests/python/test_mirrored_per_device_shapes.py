@@ -187,7 +187,11 @@ def test_arrays_beyond_the_bound_are_refused():
     for shapes in [[(3, 4), (7, 4)], [(3, 4), (24,)], [(3, 4), (0, 4)]]:
         with pytest.raises(ValueError, match=r"at most 24 elements"):
             job(_arrays(rng, *shapes))
-    with pytest.raises(TypeError, match="float32"):
+    with pytest.raises(ValueError, match=r"got shapes \(3, 4\), \(\)"):
+        job([np.zeros((3, 4), np.float32), None])
+    with pytest.raises(ValueError, match="expected a list of 2 arrays, one per device, got 3"):
+        job(_arrays(rng, (3, 4), (2, 4), (1, 4)))
+    with pytest.raises(TypeError, match="job 'job', argument 'x': expected dtype float32"):
         job([np.zeros((3, 4), np.float32), np.zeros((2, 4), np.complex64)])
     # The job still runs afterwards.
     values = _arrays(rng, (2, 4), (1, 4))

@@ -49,6 +49,11 @@ class FunctionDesc:
         self.declared_shape_error = None
 
 
+    @property
+    def user_name(self):
+        """The name the user gave (a specialization's function's), for messages."""
+        return (self.base or self).name
+
     def IsTrainable(self):  # noqa: N802 - OneFlow's name
         """Whether the job trains (type="train")."""
         return self.is_train
@@ -420,14 +425,14 @@ def _converted(desc, parameter_name, placeholder, array, expected_dtype):
         raise TypeError(
             "job %r, argument %r: expected dtype %s, got %s, which does not convert to it "
             "without loss (pass an array of dtype %s)"
-            % (desc.name, parameter_name, placeholder.dtype.name, array.dtype, expected_dtype))
+            % (desc.user_name, parameter_name, placeholder.dtype.name, array.dtype, expected_dtype))
     if expected_dtype.kind in "iu" and array.dtype.kind in "iu" and array.size:
         limits = np.iinfo(expected_dtype)
         if array.min() < limits.min or array.max() > limits.max:
             raise ValueError(
                 "job %r, argument %r: expected dtype %s, got %s with values in [%d, %d], "
                 "outside %s's range [%d, %d]"
-                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype, array.min(),
+                % (desc.user_name, parameter_name, placeholder.dtype.name, array.dtype, array.min(),
                    array.max(), placeholder.dtype.name, limits.min, limits.max))
     with np.errstate(over="ignore"):  # reported below, by name
         converted = array.astype(expected_dtype)
@@ -437,27 +442,20 @@ def _converted(desc, parameter_name, placeholder, array, expected_dtype):
             raise ValueError(
                 "job %r, argument %r: expected dtype %s, got %s with %d finite values beyond "
                 "%s's range (the first, %r, would become inf)"
-                % (desc.name, parameter_name, placeholder.dtype.name, array.dtype,
+                % (desc.user_name, parameter_name, placeholder.dtype.name, array.dtype,
                    int(overflowed.sum()), placeholder.dtype.name, array[overflowed][0].item()))
     return converted
 
 
-def _checked_array(desc, parameter_name, placeholder, value, bound=None):
-    """`bound`: the shape a mirrored placeholder declared (an upper bound), for the message."""
+def _checked_array(desc, parameter_name, placeholder, value):
     array = np.asarray(value)
     expected_dtype = np.dtype(placeholder.dtype.numpy_dtype)
     if array.dtype != expected_dtype:
         array = _converted(desc, parameter_name, placeholder, array, expected_dtype)
     if tuple(array.shape) != tuple(placeholder.shape):
-        if bound is not None:
-            raise ValueError(
-                "job %r, argument %r: expected per-device arrays of rank %d with at most %d "
-                "elements, none of them empty (the ListNumpy placeholder's %s), got %s"
-                % (desc.name, parameter_name, len(bound), int(np.prod(bound)), tuple(bound),
-                   tuple(array.shape)))
         raise ValueError(
             "job %r, argument %r: expected shape %s, got %s"
-            % (desc.name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
+            % (desc.user_name, parameter_name, tuple(placeholder.shape), tuple(array.shape))
         )
     return array
 
@@ -471,18 +469,28 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
         what = "a list of %d lists (one per device) of one array each" % parts
     if not isinstance(value, (list, tuple)) or len(value) != parts:
         raise ValueError("job %r, argument %r: expected %s, got %s"
-                         % (desc.name, parameter_name, what, type(value).__name__
+                         % (desc.user_name, parameter_name, what, type(value).__name__
                             if not isinstance(value, (list, tuple)) else "%d items" % len(value)))
     if isinstance(placeholder, oft.ListListNumpy.Placeholder):
         for device_list in value:
             if not isinstance(device_list, (list, tuple)) or len(device_list) != 1:
                 raise NotImplementedError(
                     "job %r, argument %r: tensor lists of more than one tensor per device are "
-                    "not supported; give %s" % (desc.name, parameter_name, what))
+                    "not supported; give %s" % (desc.user_name, parameter_name, what))
         value = [device_list[0] for device_list in value]
     bound = _declared_shape(desc, parameter_name, placeholder)
-    return np.stack([_checked_array(desc, parameter_name, placeholder, v, bound=bound)
-                     for v in value])
+    shapes = [np.shape(v) for v in value]
+    if any(shape != tuple(placeholder.shape) for shape in shapes):
+        raise _per_device_shape_error(desc, parameter_name, bound, shapes)
+    return np.stack([_checked_array(desc, parameter_name, placeholder, v) for v in value])
+
+
+def _per_device_shape_error(desc, parameter_name, bound, shapes):
+    return ValueError(
+        "job %r, argument %r: expected per-device arrays of rank %d with at most %d elements, "
+        "none of them empty (the ListNumpy placeholder's %s), got shapes %s"
+        % (desc.user_name, parameter_name, len(bound), int(np.prod(bound)), tuple(bound),
+           ", ".join(str(tuple(shape)) for shape in shapes)))
 
 
 def _declared_shape(desc, label, placeholder):
@@ -533,8 +541,9 @@ def _dynamic_shapes(desc, args, kwargs):
                 for i, (item, item_value) in enumerate(zip(structure, value)):
                     walk("%s[%d]" % (label, i), item, item_value)
             return
-        if structure.parts is None or not isinstance(value, (list, tuple)) or not value:
-            return
+        if structure.parts is None or not isinstance(value, (list, tuple)) or \
+                len(value) != structure.parts:
+            return  # _per_device_values says what is wrong
         if any(isinstance(item, (list, tuple)) and len(item) != 1 for item in value):
             return  # tensor lists of several tensors: _per_device_values says they are refused
         arrays = [item[0] if isinstance(item, (list, tuple)) and len(item) == 1 else item
@@ -603,7 +612,7 @@ def _argument_inputs(desc, label, structure, value, inputs, copy):
         if not isinstance(value, (tuple, list)) or len(value) != len(structure):
             raise ValueError("job %r, argument %r: expected a tuple of %d values (it is "
                              "annotated with a Tuple of placeholders), got %s"
-                             % (desc.name, label, len(structure), _describe(value)))
+                             % (desc.user_name, label, len(structure), _describe(value)))
         for i, (item, item_value) in enumerate(zip(structure, value)):
             _argument_inputs(desc, "%s[%d]" % (label, i), item, item_value, inputs, copy)
         return
@@ -630,6 +639,9 @@ def _per_device_shaped_inputs(desc, label, structure, value, inputs):
             isinstance(item, (list, tuple)) and len(item) == 1 for item in value):
         value = [item[0] for item in value]  # ListListNumpy: one array per device
     bound = tuple(placeholder.shape)
+    if len(value) != structure.parts or not all(_fits_bound(np.shape(v), bound) for v in value):
+        # _dynamic_shapes chose this job for fitting arrays: a caller changed them since.
+        raise _per_device_shape_error(desc, label, bound, [np.shape(v) for v in value])
     dtype = np.dtype(placeholder.dtype.numpy_dtype)
     elements = np.zeros((structure.parts, int(np.prod(bound))), dtype=dtype)
     shapes = np.zeros((structure.parts, len(bound)), dtype=np.int64)
@@ -637,8 +649,6 @@ def _per_device_shaped_inputs(desc, label, structure, value, inputs):
         array = np.asarray(array)
         if array.dtype != dtype:
             array = _converted(desc, label, placeholder, array, dtype)
-        if not _fits_bound(array.shape, bound):
-            _checked_array(desc, label, placeholder, array, bound=bound)  # raises, saying why
         elements[device, :array.size] = array.reshape(-1)
         shapes[device] = array.shape
     inputs[structure.op_name] = elements
@@ -651,11 +661,11 @@ def _inputs(desc, args, kwargs, copy):
     try:
         bound = desc.signature.bind(*args, **kwargs)
     except TypeError as error:
-        raise TypeError("job %r: %s" % (desc.name, error)) from None
+        raise TypeError("job %r: %s" % (desc.user_name, error)) from None
     inputs = {}
     for parameter_name, structure in desc.arguments:
         if parameter_name not in bound.arguments:  # its default is a placeholder, not a value
-            raise TypeError("job %r: missing a value for argument %r" % (desc.name,
+            raise TypeError("job %r: missing a value for argument %r" % (desc.user_name,
                                                                          parameter_name))
         _argument_inputs(desc, parameter_name, structure, bound.arguments[parameter_name],
                          inputs, copy)
