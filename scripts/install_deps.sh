@@ -22,6 +22,8 @@ packages=(
   libjpeg62-turbo-dev
   # reference implementation for tests and benchmarks, real data for the examples
   python3-torch python3-pil python3-sklearn dataset-fashion-mnist
+  # imported by OneFlow 0.3-era training scripts (OneFlow-Benchmark's util.py: pandas)
+  python3-pandas
 )
 
 missing=()
