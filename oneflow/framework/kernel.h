@@ -30,8 +30,9 @@ class CudaDeviceContext;
 class DeviceContext;
 class JobInstance;
 
-// Python-side watch handlers, called by watch kernels: (handler id, value).
-using WatchHandler = std::function<void(int64_t, const HostTensor&)>;
+// Python-side watch handlers, called by watch kernels: (handler id, piece id of the call,
+// value).
+using WatchHandler = std::function<void(int64_t, int64_t, const HostTensor&)>;
 
 class KernelInitContext {
  public:

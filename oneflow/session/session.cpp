@@ -16,7 +16,7 @@
 namespace oneflow {
 
 Session::Session(const SessionOptions& options) : options_(options) {
-  watch_handler_ = [](int64_t, const HostTensor&) {};
+  watch_handler_ = [](int64_t, int64_t, const HostTensor&) {};
 }
 
 Session::~Session() {

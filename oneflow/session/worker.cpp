@@ -139,7 +139,7 @@ class Worker {
 
   Cluster& cluster_;
   VariableStore variables_;
-  WatchHandler watch_handler_ = [](int64_t, const HostTensor&) {};
+  WatchHandler watch_handler_ = [](int64_t, int64_t, const HostTensor&) {};
   Plan plan_;
   int64_t generation_ = 0;
   std::string timeline_file_;  // where this machine's actor timeline goes, if anywhere

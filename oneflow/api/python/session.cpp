@@ -334,10 +334,11 @@ void BindSession(py::module_& module) {
                                                            py::gil_scoped_acquire gil;
                                                            delete pointer;
                                                          });
-             session.SetWatchHandler([shared](int64_t handler_id, const HostTensor& value) {
-               py::gil_scoped_acquire gil;
-               CallPython([&] { (*shared)(handler_id, NumpyFromHostTensor(value)); });
-             });
+             session.SetWatchHandler(
+                 [shared](int64_t handler_id, int64_t piece_id, const HostTensor& value) {
+                   py::gil_scoped_acquire gil;
+                   CallPython([&] { (*shared)(handler_id, piece_id, NumpyFromHostTensor(value)); });
+                 });
            })
       .def("variable_names", [](Session& session) { return session.variables().Names(); })
       .def("variable_value",

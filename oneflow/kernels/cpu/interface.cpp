@@ -134,7 +134,7 @@ class WatchKernel final : public Kernel {
       : handler_id_(ctx.Attr<int64_t>("handler_id") +
                     (ctx.conf().mirrored() ? ctx.parallel_context().parallel_id() : 0)) {}
   void Forward(KernelContext& ctx) override {
-    ctx.watch_handler()(handler_id_, CopyToHost(ctx.Input("in")));
+    ctx.watch_handler()(handler_id_, ctx.piece_id(), CopyToHost(ctx.Input("in")));
   }
 
  private:

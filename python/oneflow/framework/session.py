@@ -6,7 +6,6 @@ have run is allowed: the runtime is stopped, the new function is traced, the Pla
 variables keep their values.
 """
 import atexit
-import collections
 import contextlib
 import os
 import signal
@@ -56,24 +55,28 @@ class SessionConfig:
 
 
 class _PerDeviceWatch:
-    """Calls a watch handler once every device reported its value of one run. Devices report
-    from their own threads and may run ahead of each other, so each has a queue."""
+    """Calls a watch handler once every device reported its value of one run (piece). Devices
+    report from their own threads and may run ahead of each other; a run that failed on some
+    device leaves an incomplete piece, dropped once a later one completes."""
 
     def __init__(self, handler, kind, devices):
-        self.handler, self.kind = handler, kind
-        self.queues = [collections.deque() for _ in range(devices)]
+        self.handler, self.kind, self.devices = handler, kind, devices
+        self.pieces = {}  # piece id -> {device: value}
         self.lock = threading.Lock()
 
-    def add(self, device, array):
+    def add(self, device, piece_id, array):
         from oneflow.framework.blob import hand_over_parts
 
         with self.lock:  # held while the handler runs, so runs reach it in order
-            self.queues[device].append(array)
-            if not all(self.queues):
+            values = self.pieces.setdefault(piece_id, {})
+            values[device] = array
+            if len(values) < self.devices:
                 return
-            values = [queue.popleft() for queue in self.queues]
+            for piece in [piece for piece in self.pieces if piece <= piece_id]:
+                del self.pieces[piece]
             with running_callback():
-                self.handler(hand_over_parts(values, self.kind))
+                self.handler(hand_over_parts([values[i] for i in range(self.devices)],
+                                             self.kind))
 
 
 class Session:
@@ -368,12 +371,12 @@ class Session:
             self.pending_errors = []
             raise error
 
-    def _dispatch_watch(self, handler_id, array):
+    def _dispatch_watch(self, handler_id, piece_id, array):
         from oneflow.framework.blob import hand_over
 
         handler, kind, parts = self.watch_handlers[handler_id]
         if isinstance(handler, _PerDeviceWatch):
-            handler.add(parts, array)  # here `parts` is the reporting device
+            handler.add(parts, piece_id, array)  # here `parts` is the reporting device
             return
         value = hand_over(array, kind, parts)
         with running_callback():

@@ -42,15 +42,17 @@ TEST(Runtime, RegisterWindowOrderAndEndOfData) {
   VariableStore variables;
   std::mutex mutex;
   std::vector<float> watched;
+  std::vector<int64_t> watched_pieces;
   // Piece 0 is held in the watch kernel until every launch is queued, so the source tick then
   // sees many pending launches at once, whatever the timing.
   std::promise<void> all_launched;
   std::shared_future<void> launched = all_launched.get_future().share();
-  WatchHandler handler = [&](int64_t id, const HostTensor& value) {
+  WatchHandler handler = [&](int64_t id, int64_t piece_id, const HostTensor& value) {
     EXPECT_EQ(id, 7);
     launched.wait();
     std::lock_guard<std::mutex> lock(mutex);
     watched.push_back(static_cast<const float*>(value.data)[0]);
+    watched_pieces.push_back(piece_id);
   };
   std::vector<std::shared_ptr<JobInstance>> instances;
   {
@@ -82,14 +84,17 @@ TEST(Runtime, RegisterWindowOrderAndEndOfData) {
     EXPECT_GT(pipelined, 0);
   }
   ASSERT_EQ(watched.size(), static_cast<size_t>(kPieces));
-  for (int i = 0; i < kPieces; ++i) { EXPECT_EQ(watched[i], 10.0f * i) << "pieces in order"; }
+  for (int i = 0; i < kPieces; ++i) {
+    EXPECT_EQ(watched[i], 10.0f * i) << "pieces in order";
+    EXPECT_EQ(watched_pieces[i], i) << "the handler is told each value's piece";
+  }
 }
 
 TEST(Runtime, KernelErrorIsRaisedFromWaitAndNextIterationRuns) {
   Plan plan = MakeToyPlan(2);
   VariableStore variables;
   int calls = 0;
-  WatchHandler handler = [&](int64_t, const HostTensor&) {
+  WatchHandler handler = [&](int64_t, int64_t, const HostTensor&) {
     if (calls++ == 0) { throw Error(ErrorKind::kValue) << "handler failed"; }
   };
   Runtime runtime(plan, variables, handler, RuntimeOptions());
