@@ -197,3 +197,29 @@ def test_arrays_beyond_the_bound_are_refused():
     values = _arrays(rng, (2, 4), (1, 4))
     for value, result in zip(values, job(values)):
         np.testing.assert_array_equal(result, value + 1)
+
+
+def test_a_run_that_fails_on_one_device_does_not_shift_later_watches():
+    """Device 0 reports its value of a run whose device 1 failed before its watch: that run's
+    value is dropped, and later runs still pair each device's values of the same run."""
+    flow.config.cpu_device_num(2)
+    watched = []
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((6,)), i: tp.ListNumpy.Placeholder((6,), dtype=flow.int32)
+            ) -> tp.ListNumpy:
+        picked = flow.gather(x, i)  # fails on a device given an index out of range
+        flow.watch(picked, lambda blob: watched.append(blob.numpy_list()))
+        return picked
+
+    rng = np.random.RandomState(7)
+    xs = _arrays(rng, (3,), (5,))
+    good = [np.array([2, 0], np.int32), np.array([4, 1, 3], np.int32)]
+    job(xs, good)
+    with pytest.raises(Exception, match="index"):
+        job(xs, [good[0], np.array([9, 1, 3], np.int32)])
+    job([x * 2 for x in xs], good)
+    assert len(watched) == 2
+    for values, scale in zip(watched, [1, 2]):
+        for x, i, value in zip(xs, good, values):
+            np.testing.assert_array_equal(value, x[i] * scale)
