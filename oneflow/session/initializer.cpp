@@ -47,13 +47,19 @@ void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed
   auto arg = [&](size_t index, double fallback) {
     return index < args.size() ? args[index] : fallback;
   };
-  // Reversed bounds sample between them, as OneFlow's min + u * (max - min) does. Integers are
-  // rounded down: integer bounds [low, high) give low ... high - 1, each equally likely.
+  // Reversed bounds sample between them, as OneFlow's min + u * (max - min) does. Integer
+  // variables take whole numbers from the bounds truncated to integers, both included, each
+  // equally likely (OneFlow 0.3's RngIntUniform: [min, max]).
   auto uniform = [&](double low, double high) {
-    std::uniform_real_distribution<double> distribution(std::min(low, high), std::max(low, high));
-    for (int64_t i = 0; i < count; ++i) {
-      const double value = distribution(engine);
-      data[i] = Converted<T>(std::is_integral_v<T> ? std::floor(value) : value);
+    if constexpr (std::is_integral_v<T>) {
+      std::uniform_int_distribution<int64_t> distribution(
+          static_cast<int64_t>(Converted<T>(std::min(low, high))),
+          static_cast<int64_t>(Converted<T>(std::max(low, high))));
+      for (int64_t i = 0; i < count; ++i) { data[i] = static_cast<T>(distribution(engine)); }
+    } else {
+      std::uniform_real_distribution<double> distribution(std::min(low, high),
+                                                          std::max(low, high));
+      for (int64_t i = 0; i < count; ++i) { data[i] = Converted<T>(distribution(engine)); }
     }
   };
   auto normal = [&](double mean, double stddev, bool truncated) {

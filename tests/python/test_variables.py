@@ -66,13 +66,17 @@ def test_initializers(initializer, check, dtype):
     (flow.int32, flow.constant_initializer(3.7), lambda v: np.all(v == 3)),  # truncated
     (flow.uint8, flow.constant_initializer(255), lambda v: np.all(v == 255)),
     (flow.int64, flow.constant_initializer(-2**40), lambda v: np.all(v == -2**40)),
-    # integer bounds [low, high): every integer from low to high - 1, none other
+    # integer bounds [low, high], both included (OneFlow 0.3's RngIntUniform draws from
+    # uniform_int_distribution(min, max)): every integer from low to high, none other
     (flow.int32, flow.random_uniform_initializer(-3, 3, dtype=flow.int32),
-     lambda v: set(np.unique(v)) == set(range(-3, 3))),
+     lambda v: set(np.unique(v)) == set(range(-3, 4))),
+    (flow.int64, flow.random_uniform_initializer(0, 1, dtype=flow.int64),
+     lambda v: set(np.unique(v)) == {0, 1} and 0.4 < v.mean() < 0.6),
     # a normal sample beyond the dtype saturates at its limits
     (flow.int8, flow.random_normal_initializer(0.0, 1000.0),
      lambda v: v.min() == -128 and v.max() == 127),
-], ids=["constant_truncates", "uint8_max", "int64", "uniform_int", "normal_saturates"])
+], ids=["constant_truncates", "uint8_max", "int64", "uniform_int", "uniform_int_0_1",
+        "normal_saturates"])
 def test_integer_initializers(dtype, initializer, check):
     @flow.global_function()
     def read() -> tp.Numpy:

@@ -36,8 +36,10 @@ def ones_initializer(dtype=dtypes.float32):
 
 
 def random_uniform_initializer(minval=0, maxval=1, dtype=dtypes.float32, seed=None):
-    """Uniform in [minval, maxval); reversed bounds (minval > maxval) sample between them, as
-    OneFlow 0.3 did (random_uniform_initializer(2) gives values in [1, 2])."""
+    """Uniform in [minval, maxval); for an integer variable, whole numbers in [minval, maxval],
+    both included, as OneFlow 0.3's integer initializer. Reversed bounds (minval > maxval)
+    sample between them, as OneFlow 0.3 did (random_uniform_initializer(2) gives values in
+    [1, 2])."""
     for name, value in (("minval", minval), ("maxval", maxval)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real) \
                 or not math.isfinite(value):
