@@ -1,6 +1,7 @@
 #include "oneflow/job/job_build_context.h"
 
 #include <optional>
+#include <set>
 
 #include "oneflow/common/data_type.h"
 #include "oneflow/framework/kernel_registry.h"
@@ -158,6 +159,15 @@ void CheckByteSizeFits(const OperatorConf& conf, const std::string& argument,
   }
 }
 
+// Whether every device of `a` and `b` is on one machine.
+bool OnOneMachine(const ParallelConf& a, const ParallelConf& b) {
+  std::set<int64_t> machines;
+  for (const ParallelConf* conf : {&a, &b}) {
+    for (const DeviceId& device : ParsePlacement(*conf)) { machines.insert(device.machine); }
+  }
+  return machines.size() == 1;
+}
+
 }  // namespace
 
 SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const OperatorConf& conf,
@@ -172,7 +182,18 @@ SbpSignature JobBuildContext::ChooseSbpSignature(const OpDef& def, const Operato
     }
     return signature;
   }
-  return SelectSbpSignature(MakeSbpSelection(def, conf, inputs, descs, parallel_num));
+  try {
+    return SelectSbpSignature(MakeSbpSelection(def, conf, inputs, descs, parallel_num));
+  } catch (Error& error) {
+    std::string dynamic;
+    for (const auto& entry : descs) {
+      if (entry.second.is_dynamic) { dynamic += (dynamic.empty() ? "" : ", ") + entry.first; }
+    }
+    if (dynamic.empty() || parallel_num == 1) { throw; }
+    error << " (" << dynamic << " depends on the data: such blobs are whole (B) on each of "
+          << "several devices, as boxing does not carry their shape of a run)";
+    throw;
+  }
 }
 
 void JobBuildContext::InferMirrored(OperatorConf& conf) const {
@@ -288,6 +309,14 @@ SbpSelection JobBuildContext::MakeSbpSelection(const OpDef& def, const OperatorC
       selection.inputs[key] = hint;
     }
   }
+  // Blobs of data-dependent shape are whole on each device: boxing carries no run shapes, and a
+  // part of one would have its own. So on several devices an op reads them broadcast and makes
+  // its dynamic outputs broadcast (descs: InferDynamic has marked the outputs).
+  if (parallel_num > 1) {
+    for (const auto& entry : descs) {
+      if (entry.second.is_dynamic) { selection.required.emplace(entry.first, BroadcastSbp()); }
+    }
+  }
   return selection;
 }
 
@@ -296,17 +325,27 @@ void JobBuildContext::InferDynamic(const OpDef& def, const OperatorConf& conf,
                                    std::map<std::string, BlobDesc>* descs) const {
   bool any_input_dynamic = false;
   for (const auto& entry : inputs) { any_input_dynamic |= entry.second.is_dynamic; }
-  // Data-dependent shapes live on one device: on more, each device's part would have its own
-  // rows, and the blob keeps its upper bound (argwhere's valid rows are then only returned).
-  // The exception is the mirrored view fed a different shape per device (a dynamic input): its
-  // ops run on each device's own value, so each register carries its device's shape.
-  const bool one_device = ParallelNum(conf.placement()) == 1;
-  const bool per_device = conf.mirrored() && (any_input_dynamic || conf.op_type() == "input");
   for (const auto& entry : conf.output()) {
     for (int64_t i = 0; i < entry.second.value_size(); ++i) {
       BlobDesc& desc = descs->at(ArgumentKey(entry.first, i));
       if (!def.infers_dynamic) { desc.is_dynamic = any_input_dynamic; }
-      desc.is_dynamic = desc.is_dynamic && (one_device || per_device);
+    }
+  }
+}
+
+void JobBuildContext::CheckDynamicOutputsWhole(const OperatorConf& conf,
+                                               const std::map<std::string, BlobDesc>& descs) const {
+  if (ParallelNum(conf.placement()) == 1) { return; }
+  for (const auto& entry : descs) {
+    if (!entry.second.is_dynamic) { continue; }
+    const auto& sbp = conf.sbp_signature().argument_to_sbp();
+    auto found = sbp.find(entry.first);
+    if (found != sbp.end() && !found->second.has_broadcast_parallel()) {
+      throw Error(ErrorKind::kValue)
+          << "op '" << conf.name() << "' (" << conf.op_type() << ") lays '" << entry.first
+          << "', whose shape depends on the data (" << entry.second.ToString() << "), out as "
+          << SbpToString(found->second) << " over " << ParallelNum(conf.placement())
+          << " devices; such a blob is whole (broadcast) on each device";
     }
   }
 }
@@ -334,15 +373,21 @@ void JobBuildContext::CheckDynamicInputsStay(const OperatorConf& conf,
       std::string producer_name, producer_key;
       ParseLbn(lbn, &producer_name, &producer_key);
       const OperatorConf& producer = Op(producer_name);
-      if (!SamePlacement(producer.placement(), conf.placement()) ||
-          ResolvedDeviceTag(producer) != device_tag) {
+      // The blob is whole on each of its devices (CheckDynamicOutputsWhole), so a reader on
+      // the same devices, or on CPU devices of the same machine, reads one of its registers as
+      // it is; copies between machines or between host and GPU would lose the run's shape.
+      const bool same_kind = ResolvedDeviceTag(producer) == device_tag;
+      const bool host_reads = device_tag == "cpu" && OnOneMachine(producer.placement(),
+                                                                  conf.placement());
+      if (!same_kind || !(SamePlacement(producer.placement(), conf.placement()) || host_reads)) {
         throw Error(ErrorKind::kValue)
             << "op '" << conf.name() << "' (" << conf.op_type() << ") on "
             << PlacementToString(conf.placement()) << " (" << device_tag << " kernel) reads '"
             << lbn << "', whose shape depends on the data (" << LogicalBlobDesc(lbn).ToString()
             << ") and which is made on " << PlacementToString(producer.placement()) << " ("
-            << ResolvedDeviceTag(producer) << " kernel); such a blob stays on the device that "
-            << "made it: place the op there, or make it static first "
+            << ResolvedDeviceTag(producer) << " kernel); such a blob is read on the devices "
+            << "that made it or on CPU devices of the same machine, not across machines or "
+            << "between host and GPU: place the op there, or make it static first "
             << "(flow.cast_to_static_shape)";
       }
     }
@@ -400,6 +445,7 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   for (const auto& entry : infer_context.outputs()) { descs[entry.first] = entry.second; }
   InferDynamic(def, conf, inputs, &descs);
   *conf.mutable_sbp_signature() = ChooseSbpSignature(def, conf, inputs, descs, parallel_num);
+  CheckDynamicOutputsWhole(conf, descs);
 
   DataType kernel_data_type = KernelDataType(def, conf, descs);
   const std::string device_tag = ResolveDeviceTag(conf, kernel_data_type, resource_);

@@ -58,10 +58,14 @@ class JobBuildContext {
                                   const std::map<std::string, BlobDesc>& descs,
                                   int64_t parallel_num) const;
   void FillAttributes(OperatorConf& conf) const;
-  // Marks the outputs whose shape depends on the data (OpDef::infers_dynamic; one device only).
+  // Marks the outputs whose shape depends on the data (OpDef::infers_dynamic).
   void InferDynamic(const OpDef& def, const OperatorConf& conf,
                     const std::map<std::string, BlobDesc>& inputs,
                     std::map<std::string, BlobDesc>* descs) const;
+  // On several devices a dynamic blob is broadcast (MakeSbpSelection requires it); throws if a
+  // hint laid one out otherwise.
+  void CheckDynamicOutputsWhole(const OperatorConf& conf,
+                                const std::map<std::string, BlobDesc>& descs) const;
   // The device type the op's kernel runs on ("cpu" for gpu placements without a GPU).
   std::string ResolvedDeviceTag(const OperatorConf& op) const;
   // A blob of data-dependent shape is read only where it was made (no boxing, no copies).

@@ -54,6 +54,9 @@ void InferCastFromMirrored(InferContext& ctx) {
   const BlobDesc& in = ctx.Input("in");
   BlobDesc& out = ctx.Output("out");
   out = in;
+  // The devices' values of a dynamic blob (each its own shape) only add up: the sum must come
+  // out at the compiled shape (checked at run time; a variable's gradient does), and is static.
+  out.is_dynamic = in.is_dynamic && parts == 1;
   if (in.is_dynamic && parts > 1 && mode != "sum") {
     throw Error(ErrorKind::kValue)
         << "cast_from_mirrored: the devices' values of a blob whose shape differs per device ("
@@ -125,6 +128,7 @@ REGISTER_OP("cast_from_mirrored")
     .Output("out")
     .RequiredAttr<std::string>("mode")
     .RequiredAttr<int64_t>("parts")
+    .InfersDynamic()
     .SetInferFn(InferCastFromMirrored)
     .SetSbpFn(GetCastFromMirroredSbp)
     .SetGradFn(MirroredCastGrad("cast_to_mirrored"));

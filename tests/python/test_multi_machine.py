@@ -459,3 +459,36 @@ def test_mirrored_values_across_machines(tmp_path):
         for value, want in zip(got, expected):
             np.testing.assert_array_equal(value, want)
     assert "several machines" in result["outcome"], result["outcome"]
+
+
+def test_a_dynamic_blob_is_not_read_across_machines(tmp_path):
+    """Transfers between machines carry no run shapes: a reader of argwhere's result on another
+    machine is refused at compile time, saying why; one on the same machine runs."""
+    body = """
+        import json
+        import numpy as np
+        import oneflow as flow
+        import oneflow.typing as tp
+
+        def make(reader):
+            def f(x: tp.Numpy.Placeholder((4,), batch_axis=None)) -> tp.Numpy:
+                with flow.scope.placement("cpu", "0:0"):
+                    rows = flow.argwhere(x)
+                with flow.scope.placement("cpu", reader):
+                    return flow.gather_nd(params=x, indices=rows)
+            f.__name__ = "read_on_" + reader.replace(":", "_")
+            return flow.global_function()(f)
+
+        x = np.array([0, 2, 0, 3], np.float32)
+        near = make("0:0")(x).tolist()
+        try:
+            make("1:0")(x)
+            outcome = "ran"
+        except ValueError as error:
+            outcome = str(error).replace(chr(10), " ")
+        print("RESULT " + json.dumps({"near": near, "outcome": outcome}), flush=True)
+    """
+    (result,) = results(launch(tmp_path, body, 2))
+    assert result["near"] == [2.0, 3.0]
+    assert "depends on the data" in result["outcome"] and "across machines" in result["outcome"], \
+        result["outcome"]

@@ -31,7 +31,7 @@ class LazyBlob(_StaticShape):
         self.logical_blob_name = lbn
         self._mirrored = mirrored
         # The shape is an upper bound; each run's shape depends on the data (argwhere and the
-        # ops reading its result, on one device).
+        # ops reading its result; whole on each of its devices).
         self._dynamic = dynamic
         self._shape = tuple(shape)
         self._dtype = dtype
@@ -40,8 +40,8 @@ class LazyBlob(_StaticShape):
         self._sbp = sbp
         self._hint = hint
         # For flow.argwhere's result (and flow.nonzero's): the (1,) int64 blob holding the number
-        # of valid rows, counted along axis valid_axis (1 for nonzero). On more than one device
-        # the blob is not dynamic (each device has its own count) and can only be returned.
+        # of valid rows, counted along axis valid_axis (1 for nonzero); a returned result keeps
+        # only those.
         self.valid_rows = None
         self.valid_axis = 0
 
@@ -49,12 +49,6 @@ class LazyBlob(_StaticShape):
     def is_dynamic(self):
         """True when `shape` is an upper bound: the shape of each run depends on the data."""
         return self._dynamic or self.valid_rows is not None
-
-    @property
-    def only_returnable(self):
-        """argwhere's result on several devices: Python keeps its valid rows when it is
-        returned, and no op reads it."""
-        return self.valid_rows is not None and not self._dynamic
 
     def without_valid_rows(self):
         """The same blob with all its rows (the allocated upper bound)."""

@@ -40,12 +40,6 @@ def check_blob(value, op_type, argument):
         raise TypeError(
             "%s: input '%s' must be a blob of the job being traced, got %s%s"
             % (op_type, argument, type(value).__name__, " (%s)" % hint if hint else ""))
-    if value.only_returnable:
-        raise NotImplementedError(
-            "%s: input '%s' (%s) comes from argwhere on %d devices, where each device has its own "
-            "number of rows; such a blob can only be returned from the job (ops read blobs of "
-            "data-dependent shape on one device)"
-            % (op_type, argument, value.lbn, value.placement.device_count()))
     return value
 
 

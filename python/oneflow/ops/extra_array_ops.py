@@ -128,17 +128,12 @@ def dynamic_reshape(x, shape, name=None):
 def sync_dynamic_resize(inputs, size, name=None):
     """The first size[0] rows of `inputs` as a dynamic blob (see flow.argwhere): `size` is a
     (1,) int32 or int64 blob read when the job runs, at most inputs.shape[0]; `shape` is
-    inputs'. On one device only."""
+    inputs'. On several devices, each holds the whole result (broadcast)."""
     op = "sync_dynamic_resize"
     op_builder.check_blob(inputs, op, "inputs")
     index_ops._check_indices(size, op, "size")
-    out = op_builder.add_single_output_op(op, name, "SyncDynamicResize",
-                                          {"in": inputs, "size": size}, {"axis": 0})
-    if not out.is_dynamic:
-        raise NotImplementedError(
-            "sync_dynamic_resize: %s is placed on %d devices; blobs whose shape depends on the "
-            "data are supported on one device only" % (inputs.lbn, out.placement.device_count()))
-    return out
+    return op_builder.add_single_output_op(op, name, "SyncDynamicResize",
+                                           {"in": inputs, "size": size}, {"axis": 0})
 
 
 def tensor_scatter_nd_update(params, indices, updates, name=None):

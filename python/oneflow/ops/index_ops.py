@@ -209,12 +209,11 @@ def unsorted_batch_segment_sum(data, segment_ids, num_segments, name=None):
 def argwhere(condition, dtype=None, name=None):
     """The coordinates of the non-zero elements of `condition`, one row each, in row-major
     order: shape (count, condition's rank), count known only when the job runs (numpy.argwhere).
-    dtype: int32 (default) or int64. On one device the result is a dynamic blob (`shape` is the
-    upper bound (condition's size, rank)) that other ops read: gather_nd, gather,
-    tensor_scatter_nd_update, elementwise math, reductions, ... (their results are dynamic in
-    turn until an op's shape no longer depends on it, or flow.cast_to_static_shape). On several
-    devices (the mirrored view) it can only be returned; it comes back with each device's valid
-    rows."""
+    dtype: int32 (default) or int64. The result is a dynamic blob (`shape` is the upper bound
+    (condition's size, rank)) that other ops read: gather_nd, gather, tensor_scatter_nd_update,
+    elementwise math, reductions, ... (their results are dynamic in turn until an op's shape no
+    longer depends on it, or flow.cast_to_static_shape). On several devices it is whole
+    (broadcast) on each, or in the mirrored view each device's own."""
     from oneflow.framework import dtypes
 
     op_builder.check_blob(condition, "argwhere", "condition")
