@@ -49,7 +49,8 @@ void AddInputInfo(const OperatorConf& op, const BlobDesc& out, JobInfo* info) {
   }
   const int64_t devices = ParallelNum(op.placement());
   inputs[op.name()] = BlobDesc{Shape({devices, out.shape.elem_count()}), out.data_type}.ToProto();
-  inputs[op.name() + "/shapes"] = BlobDesc{Shape({devices, out.shape.num_axes()}), kInt64}.ToProto();
+  inputs[op.name() + "/shapes"] =
+      BlobDesc{Shape({devices, out.shape.num_axes()}), kInt64}.ToProto();
 }
 
 class PlanBuilder {

@@ -1,8 +1,13 @@
 #include "oneflow/data/ofrecord_decoder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
 
+#include "oneflow/common/data_type.h"
 #include "oneflow/common/error.h"
 #include "proto/record.pb.h"
 
@@ -13,6 +18,38 @@ namespace {
 template <typename T, typename Values>
 void Convert(const Values& values, int64_t n, T* out) {
   for (int64_t i = 0; i < n; ++i) { out[i] = static_cast<T>(values[i]); }
+}
+
+// Whether `value` converts to T without leaving T's range (a float to an integer outside it,
+// or NaN, is undefined behaviour; an integer outside it would wrap; a double beyond float's
+// largest value is undefined too). Floats to integers truncate toward zero, as static_cast.
+template <typename T, typename V>
+bool Fits(V value) {
+  if constexpr (std::is_integral_v<T> && std::is_floating_point_v<V>) {
+    return value > static_cast<double>(std::numeric_limits<T>::lowest()) - 1.0 &&
+           value < static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::in_range<T>(value);
+  } else if constexpr (std::is_floating_point_v<V> && sizeof(V) > sizeof(T)) {
+    return !std::isfinite(value) || std::fabs(value) <= std::numeric_limits<T>::max();
+  } else {
+    return true;
+  }
+}
+
+// Convert, for a feature's list of numbers: each must fit T.
+template <typename T, typename Values>
+void ConvertChecked(const Values& values, int64_t n, const RawDecodeOptions& options,
+                    int64_t row, T* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!Fits<T>(values[i])) {
+      throw Error(ErrorKind::kValue)
+          << "OFRecordRawDecoder: feature '" << options.feature << "' of record " << row
+          << " holds " << values[i] << " (value " << i << "), which does not fit the dtype "
+          << DataTypeName(DataTypeOf<T>::value);
+    }
+    out[i] = static_cast<T>(values[i]);
+  }
 }
 
 // The values of one record's feature written to out[0, count), zero-padded.
@@ -45,19 +82,19 @@ void DecodeOne(const Feature& feature, const RawDecodeOptions& options, int64_t 
     }
     case Feature::kFloatList:
       n = check_length(feature.float_list().value_size());
-      Convert(feature.float_list().value().data(), n, out);
+      ConvertChecked(feature.float_list().value().data(), n, options, row, out);
       break;
     case Feature::kDoubleList:
       n = check_length(feature.double_list().value_size());
-      Convert(feature.double_list().value().data(), n, out);
+      ConvertChecked(feature.double_list().value().data(), n, options, row, out);
       break;
     case Feature::kInt32List:
       n = check_length(feature.int32_list().value_size());
-      Convert(feature.int32_list().value().data(), n, out);
+      ConvertChecked(feature.int32_list().value().data(), n, options, row, out);
       break;
     case Feature::kInt64List:
       n = check_length(feature.int64_list().value_size());
-      Convert(feature.int64_list().value().data(), n, out);
+      ConvertChecked(feature.int64_list().value().data(), n, options, row, out);
       break;
     default:
       throw Error(ErrorKind::kValue) << "OFRecordRawDecoder: feature '" << options.feature

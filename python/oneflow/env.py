@@ -10,9 +10,13 @@ and drives every call; the other machines serve the Plans it sends and exit when
 in OneFlow 0.3), so the rest of the script runs on machine 0 only. See docs/distributed.md.
 """
 import ipaddress
+import math
+import numbers
 import os
 import socket
 import sys
+
+import numpy as np
 
 _state = {
     "initialized": False,
@@ -184,16 +188,35 @@ def shutdown():
         cluster_.halt()
 
 
+def _seconds(value, what):
+    """A positive, finite number of seconds (numpy numbers too)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number)):
+        raise TypeError("flow.env.%s: seconds must be a number, got %r" % (what, value))
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError("flow.env.%s: seconds must be positive and finite, got %r"
+                         % (what, value))
+    return float(value)
+
+
+def _port(value, what):
+    """A TCP port number, 1-65535 (numpy integers too)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("flow.env.%s: port must be an int, got %r" % (what, value))
+    if not 1 <= value <= 65535:
+        raise ValueError("flow.env.%s: port must be in [1, 65535], got %d" % (what, value))
+    return int(value)
+
+
 def rendezvous_timeout(seconds):
     """How long the first session start waits for every machine to join (default 300 s, or
     $ONEFLOW_RENDEZVOUS_TIMEOUT)."""
-    _state["rendezvous_timeout"] = float(seconds)
+    _state["rendezvous_timeout"] = _seconds(seconds, "rendezvous_timeout")
 
 
 def heartbeat_timeout(seconds):
     """How long a silent machine may stay silent before every other one fails naming it
     (default 30 s, or $ONEFLOW_HEARTBEAT_TIMEOUT)."""
-    _state["heartbeat_timeout"] = float(seconds)
+    _state["heartbeat_timeout"] = _seconds(seconds, "heartbeat_timeout")
 
 
 def machine(*machines):
@@ -204,16 +227,21 @@ def machine(*machines):
 
 def ctrl_port(port):
     """The port machine 0's control plane (gRPC) listens on (default $MASTER_PORT or 29500)."""
-    _state["ctrl_port"] = int(port)
+    _state["ctrl_port"] = _port(port, "ctrl_port")
 
 
 def data_port(port):
     """Accepted for OneFlow 0.3 scripts. The data plane (Gloo TCP) picks its own ports."""
-    _state["data_port"] = int(port)
+    _state["data_port"] = _port(port, "data_port")
 
 
 def log_dir(path):
-    _state["log_dir"] = str(path)
+    """Where logs (the actor timeline of flow.config.collect_act_event) are written."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError("flow.env.log_dir: path must be a str or os.PathLike, got %r" % (path,))
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError("flow.env.log_dir: %r exists and is not a directory" % os.fspath(path))
+    _state["log_dir"] = os.fspath(path)
 
 
 def current_log_dir():

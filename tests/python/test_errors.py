@@ -340,3 +340,107 @@ def test_device_counts_are_checked_when_set(setter):
     with pytest.raises(ValueError, match=r"%s\(1000000\): at most 64 devices per machine" % setter):
         getattr(flow.config, setter)(1000000)
     flow.clear_default_session()
+
+
+def test_device_counts_take_numpy_integers_and_refuse_other_types():
+    flow.clear_default_session()
+    flow.config.cpu_device_num(np.int64(2))
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4,))) -> tp.Numpy:
+        return x * 2.0
+
+    np.testing.assert_array_equal(job(np.arange(4, dtype=np.float32)), np.arange(4) * 2.0)
+    flow.clear_default_session()
+    for bad in ("2", 2.0, True, None):
+        with pytest.raises(TypeError, match=r"cpu_device_num must be a positive int, got"):
+            flow.config.cpu_device_num(bad)
+    flow.clear_default_session()
+
+
+def test_a_blob_has_no_truth_value_while_traced():
+    """`if x > 100:` inside a job would always take one branch (the value exists only when the
+    job runs); it raises instead, and `is None` tests still work."""
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        if x > 100:
+            return x * 0.0
+        return x
+
+    with pytest.raises(TypeError, match="has no truth value while its global function is "
+                                        "traced.*flow.where"):
+        job(np.ones(2, np.float32))
+
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def with_none_test(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        bias = None
+        return x if bias is None else x + bias
+
+    np.testing.assert_array_equal(with_none_test(np.ones(2, np.float32)), np.ones(2))
+
+
+def test_a_numpy_array_is_not_an_operand_of_a_blob_but_a_numpy_scalar_is():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return np.float32(2) * x + np.int64(1)
+
+    np.testing.assert_array_equal(job(np.array([1, 2], np.float32)), [3, 5])
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def with_array(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return np.ones(2, np.float32) + x  # numpy defers to the blob, which refuses arrays
+
+    with pytest.raises(TypeError, match="broadcast_add: operands must be blobs or numbers, got "
+                                        "ndarray"):
+        with_array(np.ones(2, np.float32))
+
+
+def test_calls_and_signatures_that_do_not_fit_say_why():
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        return x + 1.0
+
+    with pytest.raises(ValueError, match="job 'job', argument 'x': a list of 2 items is not an "
+                                         "array"):
+        job([[1.0] * 3, [1.0]])
+    with pytest.raises(TypeError, match="job 'job': got an unexpected keyword argument 'y' "
+                                        r"\(its parameters: x\)"):
+        job(y=np.ones((4, 3), np.float32))
+    np.testing.assert_array_equal(job(x=np.ones((4, 3), np.float32)), np.full((4, 3), 2.0))
+    flow.clear_default_session()
+
+    def keyword_only(*, x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x
+
+    def variadic(*xs: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return xs[0]
+
+    for function, kind in [(keyword_only, "keyword-only"), (variadic, "variadic positional")]:
+        flow.clear_default_session()
+        job = flow.global_function()(function)
+        with pytest.raises(TypeError, match="parameter '.*' is %s; a global function takes one "
+                                            "placeholder per ordinary parameter" % kind):
+            job(np.ones(2, np.float32)) if kind != "keyword-only" else job(
+                x=np.ones(2, np.float32))
+
+
+def test_env_settings_are_checked_when_set(tmp_path):
+    for setter, bad, error, words in [
+            ("ctrl_port", "abc", TypeError, "port must be an int"),
+            ("ctrl_port", -5, ValueError, r"port must be in \[1, 65535\], got -5"),
+            ("data_port", 70000, ValueError, r"port must be in .*, got 70000"),
+            ("rendezvous_timeout", "abc", TypeError, "seconds must be a number"),
+            ("rendezvous_timeout", -1, ValueError, "seconds must be positive and finite, got -1"),
+            ("heartbeat_timeout", float("nan"), ValueError,
+             "seconds must be positive and finite, got nan"),
+            ("log_dir", None, TypeError, "path must be a str"),
+    ]:
+        with pytest.raises(error, match="flow.env.%s: %s" % (setter, words)):
+            getattr(flow.env, setter)(bad)
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="flow.env.log_dir: .* exists and is not a directory"):
+        flow.env.log_dir(str(a_file))

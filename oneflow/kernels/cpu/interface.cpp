@@ -73,8 +73,8 @@ class InputKernel final : public Kernel {
         << "dynamic input '" << op_name_ << "': device " << device_ << "'s value "
         << shape.ToString() << " is larger than the bound " << logical_.shape.ToString();
     const int64_t element_size = SizeOf(logical_.data_type);
-    std::memcpy(out.mut_raw(), static_cast<const char*>(value.data) + device_ * bound * element_size,
-                shape.elem_count() * element_size);
+    const char* elements = static_cast<const char*>(value.data) + device_ * bound * element_size;
+    std::memcpy(out.mut_raw(), elements, shape.elem_count() * element_size);
     out.set_shape(std::move(shape));
   }
 
@@ -102,7 +102,7 @@ class ReturnKernel final : public Kernel {
     OF_CHECK(!ctx.Sbp("in").has_partial_sum_parallel() || ctx.parallel_context().parallel_num() <= 1)
         << "return op '" << op_name_ << "' got a partial-sum input";
     if (ctx.conf().mirrored()) {  // each device's value is a result of its own
-      result_name_ += "/" + std::to_string(ctx.parallel_context().parallel_id());
+      result_name_.append("/").append(std::to_string(ctx.parallel_context().parallel_id()));
       writes_ = true;
     }
   }

@@ -1,6 +1,8 @@
 """oneflow.config: session options, read when the session starts (cleared with the session)."""
 import os
 
+import numpy as np
+
 from oneflow.config import collective_boxing  # noqa: F401
 
 
@@ -19,9 +21,14 @@ def _config():
 
 
 def _positive_int(value, what):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    """`value` as a Python int (numpy integers too): TypeError for other types, ValueError below
+    1."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError("%s must be a positive int, got %r (%s)"
+                        % (what, value, type(value).__name__))
+    if value < 1:
         raise ValueError("%s must be a positive int, got %r" % (what, value))
-    return value
+    return int(value)
 
 
 def _device_count(value, what):

@@ -154,6 +154,17 @@ class LazyBlob(_StaticShape):
     def __len__(self):
         return self._shape[0]
 
+    def __bool__(self):
+        """A traced blob has no value yet: `if blob > 0:` would always take one branch."""
+        raise TypeError(
+            "blob %r has no truth value while its global function is traced (its value exists "
+            "only when the job runs): choose between values with flow.where or flow.math ops, "
+            "and test for a missing blob with `is None`" % self.lbn)
+
+    # numpy defers to the reflected operators (x.__radd__ for `array + x`), which say that
+    # arrays are not operands, instead of making an object array of one blob per element.
+    __array_ufunc__ = None
+
     # Operators map to flow.math ops, with scalars on either side.
     def __add__(self, other):
         from oneflow.ops import math_ops

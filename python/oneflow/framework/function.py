@@ -396,6 +396,12 @@ def trace(session, desc):
     from oneflow.typing import _Placeholder as oft_placeholder
 
     for parameter in desc.signature.parameters.values():
+        if parameter.kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                  inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            raise TypeError(
+                "job %r: parameter %r is %s; a global function takes one placeholder per "
+                "ordinary parameter (no *args, **kwargs or keyword-only parameters)"
+                % (desc.name, parameter.name, parameter.kind.description))
         annotation = parameter.annotation
         if annotation is inspect.Parameter.empty and isinstance(parameter.default,
                                                                 oft_placeholder):
@@ -447,8 +453,18 @@ def _converted(desc, parameter_name, placeholder, array, expected_dtype):
     return converted
 
 
+def _as_array(desc, parameter_name, value):
+    """np.asarray(value), or an error naming the argument when numpy cannot make one (a ragged
+    nested list, say)."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as error:
+        raise ValueError("job %r, argument %r: %s is not an array: %s"
+                         % (desc.user_name, parameter_name, _describe(value), error)) from None
+
+
 def _checked_array(desc, parameter_name, placeholder, value):
-    array = np.asarray(value)
+    array = _as_array(desc, parameter_name, value)
     expected_dtype = np.dtype(placeholder.dtype.numpy_dtype)
     if array.dtype != expected_dtype:
         array = _converted(desc, parameter_name, placeholder, array, expected_dtype)
@@ -479,7 +495,8 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
                     "not supported; give %s" % (desc.user_name, parameter_name, what))
         value = [device_list[0] for device_list in value]
     bound = _declared_shape(desc, parameter_name, placeholder)
-    shapes = [np.shape(v) for v in value]
+    value = [_as_array(desc, parameter_name, v) for v in value]
+    shapes = [v.shape for v in value]
     if any(shape != tuple(placeholder.shape) for shape in shapes):
         raise _per_device_shape_error(desc, parameter_name, bound, shapes)
     return np.stack([_checked_array(desc, parameter_name, placeholder, v) for v in value])
@@ -548,7 +565,10 @@ def _dynamic_shapes(desc, args, kwargs):
             return  # tensor lists of several tensors: _per_device_values says they are refused
         arrays = [item[0] if isinstance(item, (list, tuple)) and len(item) == 1 else item
                   for item in value]
-        found = {tuple(np.shape(array)) for array in arrays}
+        try:
+            found = {tuple(np.shape(array)) for array in arrays}
+        except (ValueError, TypeError):
+            return  # not arrays: _per_device_values says so
         declared = tuple(structure.placeholder.shape)
         if not all(_fits_bound(shape, declared) for shape in found):
             return
@@ -658,6 +678,10 @@ def _per_device_shaped_inputs(desc, label, structure, value, inputs):
 def _inputs(desc, args, kwargs, copy):
     """Input op name -> array for one call; `copy`: the call may return before the job has
     read its inputs (an asynchronous call)."""
+    unknown = sorted(set(kwargs) - set(desc.signature.parameters))
+    if unknown:
+        raise TypeError("job %r: got an unexpected keyword argument %r (its parameters: %s)"
+                        % (desc.user_name, unknown[0], ", ".join(desc.signature.parameters)))
     try:
         bound = desc.signature.bind(*args, **kwargs)
     except TypeError as error:
