@@ -178,3 +178,47 @@ def test_errors_name_the_op_and_the_rule():
                [(2, 3), (4,), (3,)])
     with pytest.raises(ValueError, match="momentum must be in"):
         _build(lambda x: flow.layers.batch_normalization(x, momentum=1.5), [(2, 3)])
+
+
+def test_one_layer_applied_twice_updates_its_moving_statistics_in_turn():
+    """A GAN's discriminator applied to fake and real images in one train step (OneFlow-
+    Benchmark's pix2pix) runs one batch normalization twice on shared variables: both update the
+    moving statistics, in job order, as a torch BatchNorm2d called on both batches does."""
+    flow.clear_default_session()
+
+    def batch_norm(x, op_name):
+        def variable(name, initializer, trainable):
+            return flow.get_variable("bn-" + name, shape=(3,), initializer=initializer,
+                                     trainable=trainable)
+        return (flow.user_op_builder(op_name).Op("normalization")
+                .Input("x", [x])
+                .Input("moving_mean", [variable("moving_mean", flow.zeros_initializer(), False)])
+                .Input("moving_variance",
+                       [variable("moving_variance", flow.ones_initializer(), False)])
+                .Input("gamma", [variable("gamma", flow.ones_initializer(), True)])
+                .Input("beta", [variable("beta", flow.zeros_initializer(), True)])
+                .Output("y").Output("mean").Output("inv_variance")
+                .Attr("axis", 1).Attr("epsilon", 1e-5).Attr("training", True)
+                .Attr("momentum", 0.9)
+                .Build().InferAndTryRun().RemoteBlobList()[0])
+
+    @flow.global_function(type="train")
+    def step(fake: tp.Numpy.Placeholder((4, 3, 2, 2)), real: tp.Numpy.Placeholder((4, 3, 2, 2))
+             ) -> tp.Numpy:
+        loss = flow.math.reduce_mean(batch_norm(fake, "bn") + batch_norm(real, "bn_reuse") ** 2)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0])).minimize(loss)
+        return loss
+
+    rng = np.random.RandomState(5)
+    bn = torch.nn.BatchNorm2d(3, momentum=0.1, eps=1e-5)
+    for _ in range(2):
+        fake = (rng.randn(4, 3, 2, 2) * 2 + 1).astype(np.float32)
+        real = (rng.randn(4, 3, 2, 2) - 3).astype(np.float32)
+        step(fake, real)
+        bn(torch.tensor(fake))
+        bn(torch.tensor(real))
+    variables = flow.get_all_variables()
+    np.testing.assert_allclose(variables["bn-moving_mean"].numpy(), bn.running_mean.numpy(),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(variables["bn-moving_variance"].numpy(),
+                               bn.running_var.numpy(), rtol=1e-5, atol=1e-6)

@@ -2,8 +2,9 @@
 // counter) must run after every other reader of that blob in the same iteration. Adds control
 // inputs from each reader to the updating op. Since a variable's register count is 1, the next
 // iteration's readers in turn wait for the update. Several flow.assign / logical_slice_assign
-// of one variable run in job order; any other second in-place writer (an assign to a variable
-// the optimizer trains) is refused: each would have to run after the other.
+// of one variable run in job order, as do several batch normalizations (or min-max observers)
+// sharing moving statistics; any other second in-place writer (an assign to a variable the
+// optimizer trains) is refused: each would have to run after the other.
 #include <algorithm>
 #include <map>
 
@@ -31,6 +32,15 @@ bool IsUserAssign(const OperatorConf& op) {
   return op.op_type() == "assign" || op.op_type() == "logical_slice_assign";
 }
 
+// Whether `a` and `b` may both update one blob, taking turns in job order: assignments, and one
+// layer's moving statistics updated by each of its applications (a GAN's discriminator applied
+// to fake and to real images in one train step, as OneFlow-Benchmark's pix2pix does).
+bool TakeTurns(const OperatorConf& a, const OperatorConf& b) {
+  if (IsUserAssign(a) && IsUserAssign(b)) { return true; }
+  return a.op_type() == b.op_type() && (a.op_type() == "normalization_train" ||
+                                        a.op_type() == "moving_average_min_max_observer");
+}
+
 class VariableOrderingPass final : public Pass {
  public:
   std::string name() const override { return "variable_ordering"; }
@@ -49,7 +59,7 @@ class VariableOrderingPass final : public Pass {
           for (const std::string& reader : graph.Consumers(lbn)) {
             if (reader == op.name()) { continue; }
             if (UpdatesInPlace(graph.Op(reader), lbn)) {
-              if (!IsUserAssign(op) || !IsUserAssign(graph.Op(reader))) {
+              if (!TakeTurns(op, graph.Op(reader))) {
                 throw Error(ErrorKind::kValue)
                     << "job '" << snapshot.job_conf().job_name() << "': '" << graph.Producer(lbn)
                     << "' is written in place by two ops, '" << op.name() << "' (" << op.op_type()
@@ -57,7 +67,7 @@ class VariableOrderingPass final : public Pass {
                     << "); a variable the optimizer or batch normalization updates takes no "
                     << "flow.assign or logical_slice_assign";
               }
-              // Assignments to one variable run in the order the job made them.
+              // Updates of one variable take turns in the order the job made them.
               if (job_order.at(reader) > job_order.at(op.name())) { continue; }
             }
             OperatorConf& updater = job.MutableOp(op.name());
