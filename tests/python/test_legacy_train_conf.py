@@ -172,3 +172,122 @@ def test_config_as_the_only_argument_of_global_function(capsys):
     np.testing.assert_array_equal(predict(np.array([1.0, 2.0])), [2.0, 4.0])
     with pytest.raises(TypeError, match="both"):
         flow.global_function(config, config)
+
+
+def legacy_error(conf, error, message, loss_scale_factor=None):
+    config = legacy_config(0.1, conf)
+    if loss_scale_factor is not None:
+        config.train.loss_scale_factor(loss_scale_factor)
+
+    @flow.global_function(type="train", function_config=config)
+    def train() -> tp.Numpy:
+        w = flow.get_variable("w", shape=(1,), initializer=flow.constant_initializer(0.0))
+        flow.losses.add_loss(flow.math.reduce_sum(w))
+        return w
+
+    with pytest.raises(error, match=message):
+        train()
+
+
+NAN = float("nan")
+DECAY = "train.model_update_conf: learning_rate_decay."
+
+
+@pytest.mark.parametrize("decay, message", [
+    ({"exponential_conf": {"decay_batches": 5, "decay_rate": NAN}},
+     DECAY + r"exponential_conf.decay_rate must be a finite number, got nan"),
+    ({"exponential_conf": {"decay_batches": 1, "decay_rate": -2.0}},
+     DECAY + r"exponential_conf.decay_rate must be > 0, got -2.0"),
+    ({"cosine_conf": {"decay_batches": 2, "alpha": NAN}}, DECAY + r"cosine_conf.alpha must be a"),
+    ({"cosine_conf": {"decay_batches": 2, "alpha": -1.0}}, DECAY + r"cosine_conf.alpha must be >="),
+    ({"piecewise_constant_conf": {"boundaries": [1], "values": [0.1, -5.0]}},
+     DECAY + r"piecewise_constant_conf.values must be >= 0, got -5.0"),
+    ({"piecewise_constant_conf": {"boundaries": [1], "values": [0.1]}},
+     DECAY + r"piecewise_constant_conf.values must have one entry more than boundaries"),
+    ({"piecewise_scaling_conf": {"boundaries": [1], "scales": [-0.5]}},
+     DECAY + r"piecewise_scaling_conf.scales must be >= 0"),
+    ({"polynomial_conf": {"decay_batches": 2, "end_learning_rate": -10.0}},
+     DECAY + r"polynomial_conf.end_learning_rate must be >= 0, got -10.0"),
+    ({"polynomial_conf": {"decay_batches": 5, "power": -1.0}},
+     DECAY + r"polynomial_conf.power must be >= 0"),
+    ({"natural_exp_conf": {"decay_batches": 1, "decay_rate": -100.0}},
+     DECAY + r"natural_exp_conf.decay_rate must be >= 0"),
+    ({"linear_cosine_conf": {"decay_batches": 10, "beta": -5.0}},
+     DECAY + r"linear_cosine_conf.beta must be >= 0"),
+    ({"cosine_conf": {"decay_batches": 0}}, DECAY + r"cosine_conf.decay_batches must be >= 1"),
+    ({"cosine_conf": {"alpha": 0.1}}, DECAY + r"cosine_conf needs the field 'decay_batches'"),
+    ({"inverse_time_conf": {"decay_batches": 2}},
+     DECAY + r"inverse_time_conf needs the field 'decay_rate'"),
+])
+def test_legacy_decays_are_checked_as_the_schedulers_are(decay, message):
+    legacy_error({"naive_conf": {}, "learning_rate_decay": decay}, ValueError, message)
+
+
+@pytest.mark.parametrize("conf, error, message", [
+    ({"adam_conf": [1]}, TypeError, r"model_update_conf: adam_conf must be a dict of fields"),
+    ({"naive_conf": {}, "learning_rate_decay": {"cosine_conf": "x"}}, TypeError,
+     r"learning_rate_decay.cosine_conf must be a dict of fields, got 'x'"),
+    ({"naive_conf": {}, "learning_rate_decay": 5}, TypeError,
+     r"learning_rate_decay must be a dict with one of"),
+    ({"naive_conf": {}, "clip_conf": {"clip_by_global_norm": 5}}, TypeError,
+     r"clip_conf.clip_by_global_norm must be a dict of fields, got 5"),
+    ({"naive_conf": {}, "weight_decay_conf": 0.1}, TypeError,
+     r"weight_decay_conf must be a dict of fields, got 0.1"),
+    ({"naive_conf": {}, "weight_decay_conf": {"weight_decay_rate": 0.1, "includes": "w"}},
+     TypeError, r"weight_decay_conf.includes must be a dict of fields, got 'w'"),
+    # Unknown fields (typos) are refused everywhere, as in learning_rate_decay.
+    ({"adam_conf": {"beta_1": 0.5}}, ValueError,
+     r"adam_conf has no field 'beta_1' .*did you mean 'beta1'"),
+    ({"naive_conf": {"beta": 0.9}}, ValueError, r"naive_conf has no field 'beta' \(its fields: "
+                                                r"none\)"),
+    ({"naive_conf": {}, "warmup_conf": {"linear_conf": {"warmup_batch": 3}}}, ValueError,
+     r"warmup_conf.linear_conf has no field 'warmup_batch' .*did you mean 'warmup_batches'"),
+    ({"naive_conf": {}, "clip_conf": {"clip_by_global_norm": {"clipnorm": 0.1}}}, ValueError,
+     r"clip_conf.clip_by_global_norm has no field 'clipnorm' .*did you mean 'clip_norm'"),
+    ({"naive_conf": {}, "weight_decay_conf": {"weight_decay": 0.1}}, ValueError,
+     r"weight_decay_conf has no field 'weight_decay' .*did you mean 'weight_decay_rate'"),
+    ({"naive_conf": {}, "warmup_conf": {"constant_conf": {"warmup_batches": 3,
+                                                          "multiplier": 1.5}}},
+     ValueError, r"warmup_conf.constant_conf.multiplier must be < 1, got 1.5"),
+    ({"naive_conf": {}, "warmup_conf": {"constant_conf": {"warmup_batches": 3}}}, ValueError,
+     r"warmup_conf.constant_conf needs the field 'multiplier'"),
+])
+def test_legacy_conf_structure_and_fields_are_checked(conf, error, message):
+    legacy_error(conf, error, message)
+
+
+def test_legacy_loss_scale_factor_must_fit_float32():
+    legacy_error({"naive_conf": {}}, ValueError,
+                 r"train.loss_scale_factor 1e\+300 is out of float32 range",
+                 loss_scale_factor=1e300)
+
+
+def test_legacy_decay_defaults_are_oneflows():
+    """Left-out fields take OneFlow's LearningRateDecayConf defaults: polynomial
+    end_learning_rate 0.0001 and power 1; linear_cosine num_periods 0.5, alpha 0, beta 0.001."""
+    config = legacy_config(0.5, {"naive_conf": {},
+                                 "learning_rate_decay": {"polynomial_conf": {"decay_batches": 4}}})
+    expected = [(0.5 - 1e-4) * (1 - min(t, 4) / 4) + 1e-4 for t in range(6)]
+    np.testing.assert_allclose(rates(config, 6), expected, rtol=1e-6)
+    flow.clear_default_session()
+    config = legacy_config(0.5, {"naive_conf": {}, "learning_rate_decay": {
+        "linear_cosine_conf": {"decay_batches": 4}}})
+    expected = [0.5 * ((4 - min(t, 4)) / 4 * 0.5 * (1 + math.cos(math.pi * min(t, 4) / 4))
+                       + 0.001) for t in range(6)]
+    np.testing.assert_allclose(rates(config, 6), expected, rtol=1e-6)
+
+
+def test_legacy_edge_values_and_numpy_numbers_train():
+    """An exponential rate > 1 and numpy numbers are legal, as in OneFlow 0.3; an empty
+    clip_conf / weight_decay_conf means none."""
+    config = legacy_config(np.float32(0.25), {
+        "momentum_conf": {"beta": np.float64(0.0)},
+        "learning_rate_decay": {"exponential_conf": {"decay_batches": np.int64(2),
+                                                     "decay_rate": np.float32(2.0),
+                                                     "staircase": True}},
+        "warmup_conf": {"constant_conf": {"warmup_batches": 1, "multiplier": 0.5}},
+        "clip_conf": {},
+        "weight_decay_conf": {},
+    })
+    expected = [0.125] + [0.25 * 2.0 ** math.floor(t / 2) for t in range(1, 6)]
+    np.testing.assert_allclose(rates(config, 6), expected, rtol=1e-6)

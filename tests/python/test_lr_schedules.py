@@ -161,3 +161,70 @@ def test_decay_without_steps_trains_through_the_warmup_then_fails_clearly():
     flow.clear_default_session()
     with pytest.raises(ValueError, match=r"past the warmup of 3 steps.*= -4 is not > 0"):
         observed_rates(make, 4)
+
+
+@pytest.mark.parametrize("make, message", [
+    # A negative alpha / beta makes the rate negative (the loss climbs).
+    (lambda: O.CosineScheduler(0.1, 10, alpha=-5), r"CosineScheduler: alpha must be >= 0"),
+    (lambda: O.LinearCosineScheduler(0.1, 10, beta=-5), r"LinearCosineScheduler: beta must"),
+    (lambda: O.LinearCosineScheduler(0.1, 10, alpha=-1.0), r"LinearCosineScheduler: alpha must"),
+    # As InverseTimeScheduler's: a negative natural-exp rate grows the rate until it overflows.
+    (lambda: O.NaturalExpScheduler(0.1, 1, -100), r"NaturalExpScheduler: decay_rate must be >= 0"),
+    (lambda: O.CosineScheduler(0.1, 10, alpha=float("nan")), r"alpha must be a finite number"),
+    # Finite in float64, inf in the float32 learning rate.
+    (lambda: O.PiecewiseConstantScheduler([], [1e39]), r"values 1e\+39 .*float32"),
+    (lambda: O.CosineScheduler(1e39, 10), r"CosineScheduler: base_lr 1e\+39 .*float32"),
+    (lambda: O.PiecewiseScalingScheduler(1e30, [1], [1e10]),
+     r"scale 10000000000.0 makes the learning rate 1e\+40, beyond float32"),
+    (lambda: O.CosineScheduler(1e38, 10, alpha=10.0), r"CosineScheduler: alpha 10.0 .*float32"),
+    (lambda: O.LinearCosineScheduler(3e38, 10, alpha=0.5), r"alpha 0.5 .*float32"),
+    (lambda: O.PolynomialScheduler(0.1, 10, end_learning_rate=1e39),
+     r"end_learning_rate 1e\+39"),
+])
+def test_rates_that_would_be_negative_or_overflow_are_refused(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: O.PiecewiseConstantScheduler([], [np.bool_(True)]), "values must be a number"),
+    (lambda: O.PiecewiseConstantScheduler([], np.array([[0.1]])), "values must be a list"),
+    (lambda: O.CosineScheduler(0.1, np.float32(3.0)), "steps must be an int"),
+])
+def test_numpy_values_that_are_not_real_numbers_are_refused(make, message):
+    with pytest.raises(TypeError, match=message):
+        make()
+
+
+EDGE_CASES = {
+    # alpha > 1: the rate grows from base to base * alpha (legal in OneFlow 0.3, never negative).
+    "cosine_alpha_above_one": (lambda: O.CosineScheduler(0.5, 4, alpha=2.0),
+                               lambda t: cosine(0.5, 4, 2.0, t)),
+    "linear_cosine_zero_alpha_beta": (
+        lambda: O.LinearCosineScheduler(0.5, 6, num_periods=1.5, alpha=0.0, beta=0.0),
+        lambda t: linear_cosine(0.5, 6, 1.5, 0.0, 0.0, t)),
+    "natural_exp_zero_rate": (lambda: O.NaturalExpScheduler(0.5, 2, 0.0), lambda t: 0.5),
+    # A decay rate > 1 grows the rate; OneFlow 0.3 (and TensorFlow) take it.
+    "exponential_growth": (lambda: O.ExponentialScheduler(0.125, 2, 2.0),
+                           lambda t: 0.125 * 2.0 ** (t / 2)),
+    # The largest rate float32 holds is accepted (here a rate of 2^127, a float32).
+    "largest_float32_rate_scaling": (
+        lambda: O.PiecewiseScalingScheduler(2.0 ** 64, [2], 2.0 ** 63),
+        lambda t: 2.0 ** 64 if t <= 2 else 2.0 ** 127),
+    # OneFlow 0.3 took numpy numbers (np.float32 values from a config file, np.int64 steps).
+    "numpy_scalars": (lambda: O.CosineScheduler(np.float32(0.5), np.int64(6),
+                                                alpha=np.float64(0.1)),
+                      lambda t: cosine(0.5, 6, 0.1, t)),
+    "numpy_lists": (lambda: O.PiecewiseConstantScheduler(np.array([2]), [np.float32(0.5),
+                                                                        np.float16(0.25)]),
+                    lambda t: [0.5, 0.25][piece([2], t)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_CASES))
+def test_legitimate_edge_values_train(name):
+    make, closed_form = EDGE_CASES[name]
+    steps = 8
+    expected = [closed_form(t) for t in range(steps)]
+    # rtol: the rate is rounded to float32.
+    np.testing.assert_allclose(observed_rates(make, steps), expected, rtol=1e-6, atol=1e-9)

@@ -395,3 +395,49 @@ def test_variables_by_function_as_oneflow_benchmark_lists_them():
                               variables=["a", "b"]).Variables() == ["a", "b"]
     with pytest.raises(RuntimeError, match="no job is being built"):
         oneflow_api.JobBuildAndInferCtx_GetCurrentJobName()
+
+
+# ---- numbers that float32 cannot hold, and numpy numbers ----
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: flow.optimizer.SGD(schedule(1e39)), r"values 1e\+39 .*beyond float32"),
+    (lambda: flow.optimizer.SGD(schedule(), loss_scale_factor=1e300),
+     r"static_loss_scale: loss_scale_factor 1e\+300 is out of float32 range"),
+    (lambda: flow.optimizer.SGD(schedule(), loss_scale_factor=1e-300),
+     r"static_loss_scale: loss_scale_factor 1e-300 is out of float32 range"),
+    # Its float32 rounding is not 0, but 1 / it is inf.
+    (lambda: flow.optimizer.SGD(schedule(), loss_scale_factor=1e-40),
+     r"loss_scale_factor 1e-40 is out of float32 range"),
+    (lambda: flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale=1e-300),
+     r"dynamic_loss_scale: initial_loss_scale 1e-300 is out of float32 range"),
+    (lambda: flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale=1e300),
+     r"dynamic_loss_scale: initial_loss_scale 1e\+300 is out of float32 range"),
+    (lambda: flow.optimizer.loss_scale.dynamic_loss_scale(multiplier=1e39),
+     r"dynamic_loss_scale: multiplier 1e\+39 is out of float32 range"),
+    (lambda: flow.optimizer.SGD(schedule(), momentum=np.bool_(False)),
+     r"momentum must be a number"),
+])
+def test_hyper_parameters_beyond_float32_are_refused(make, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        make()
+
+
+@pytest.mark.parametrize("policy", [
+    lambda: flow.optimizer.loss_scale.static_loss_scale(2.0 ** 100),
+    lambda: flow.optimizer.loss_scale.static_loss_scale(2.0 ** -100),
+    lambda: flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale=2.0 ** -100),
+    lambda: flow.optimizer.loss_scale.dynamic_loss_scale(initial_loss_scale=2.0 ** 100),
+])
+def test_loss_scales_float32_holds_leave_the_update_unchanged(policy):
+    """Extreme scales that float32 holds, with their reciprocals, are accepted and train as SGD."""
+    actual = train_flow(lambda: flow.optimizer.SGD(schedule(), momentum=0,
+                                                   loss_scale_policy=policy()))
+    assert_trajectories(actual, torch_trajectory(lambda p: torch.optim.SGD(p, lr=LR)))
+
+
+def test_numpy_numbers_are_taken_as_oneflow_0_3_did():
+    actual = train_flow(lambda: flow.optimizer.SGD(
+        flow.optimizer.PiecewiseConstantScheduler([], [np.float32(LR)]),
+        momentum=np.float64(0.8)))
+    assert_trajectories(actual, torch_trajectory(
+        lambda p: torch.optim.SGD(p, lr=LR, momentum=0.8)))

@@ -8,17 +8,26 @@ generic: it gives each trainable variable one update op, with the op's other mut
 optimizer-state variables "<variable>-<argument>".
 """
 import collections.abc
+import difflib
 import math
 import re
 import sys
+
+import numpy as np
 
 from oneflow.framework import op_builder, shapes
 from oneflow.framework.blob import LazyBlob
 
 
 def _number(value, what, low=None, below=None, above=None, high=None):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    # Numpy's numbers too, as OneFlow 0.3 took them (np.float32(0.1) from a config file).
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError("%s must be a number, got %r" % (what, value))
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, np.floating):
+        value = float(value)  # a longdouble beyond float's range becomes inf, refused below
     try:
         finite = math.isfinite(value)
     except OverflowError:  # an int beyond float's range
@@ -36,9 +45,38 @@ def _number(value, what, low=None, below=None, above=None, high=None):
     return float(value)
 
 
+def _float32(value):
+    """`value` rounded to float32: inf beyond its range, 0 below its smallest subnormal."""
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.float32(value))
+
+
+def _check_rate(rate, what, value):
+    """ValueError when the learning rate `rate`, which `what` = `value` gives, is inf in float32
+    (the learning_rate_schedule op outputs a float32 scalar)."""
+    if math.isinf(_float32(rate)):
+        raise ValueError("%s %r makes the learning rate %r, beyond float32's range (the learning "
+                         "rate is a float32 scalar)" % (what, value, rate))
+
+
 def _learning_rate(value, what):
-    """A rate >= 0, as PyTorch's optimizers require (a negative rate climbs the loss)."""
-    return _number(value, what, low=0)
+    """A rate >= 0, as PyTorch's optimizers require (a negative rate climbs the loss), that
+    float32 holds."""
+    value = _number(value, what, low=0)
+    _check_rate(value, what, value)
+    return value
+
+
+def _loss_scale(value, what):
+    """A loss scale > 0 such that it and its reciprocal are non-zero finite float32 numbers (the
+    gradients are multiplied by the scale, then by 1 / scale, in float32)."""
+    value = _number(value, what, above=0)
+    scale = _float32(value)
+    if scale == 0 or math.isinf(scale) or _float32(1 / scale) == 0 or \
+            math.isinf(_float32(1 / scale)):
+        raise ValueError("%s %r is out of float32 range: it and its reciprocal must be non-zero "
+                         "finite float32 numbers (about 2.9e-39 to 3.4e38)" % (what, value))
+    return value
 
 
 def _int(value, what, low=None):
@@ -55,12 +93,47 @@ def _bool(value, what):
     return value
 
 
+def _list(value):
+    """A list or tuple (or a 1-D numpy array) as a list; None for anything else."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
+    if isinstance(value, collections.abc.Sequence) and not isinstance(value, (str, bytes)):
+        return list(value)
+    return None
+
+
+class _Named:
+    """Names arguments in messages: "<title>: <argument>", or for an object built from
+    FunctionConfig.train.model_update_conf (_from_legacy) the field the argument came from."""
+
+    _names = None  # argument -> name, set by _from_legacy
+
+    @classmethod
+    def _from_legacy(cls, names, *args, **kwargs):
+        """cls(*args, **kwargs), its messages naming each argument by `names`."""
+        instance = cls.__new__(cls)
+        instance._names = names
+        instance.__init__(*args, **kwargs)
+        return instance
+
+    def _title(self):
+        return type(self).__name__
+
+    def _what(self, argument):
+        if self._names is not None:
+            return self._names[argument]
+        return "%s: %s" % (self._title(), argument)
+
+
 # ---- warmup (flow.optimizer.warmup) ----
 
-class WarmupConf:
+class WarmupConf(_Named):
     """While step < steps the warmup alone sets the learning rate (from the base rate)."""
 
     kind = None
+
+    def _title(self):
+        return "warmup." + self.kind
 
     def _attrs(self):
         return {"warmup": self.kind, "warmup_batches": self.steps,
@@ -73,8 +146,8 @@ class constant(WarmupConf):  # noqa: N801 - OneFlow's name
     kind = "constant"
 
     def __init__(self, steps, multiplier):
-        self.steps = _int(steps, "warmup.constant: steps", low=0)
-        self.multiplier = _number(multiplier, "warmup.constant: multiplier", above=0, below=1)
+        self.steps = _int(steps, self._what("steps"), low=0)
+        self.multiplier = _number(multiplier, self._what("multiplier"), above=0, below=1)
 
 
 class linear(WarmupConf):  # noqa: N801 - OneFlow's name
@@ -83,23 +156,23 @@ class linear(WarmupConf):  # noqa: N801 - OneFlow's name
     kind = "linear"
 
     def __init__(self, steps, start_multiplier):
-        self.steps = _int(steps, "warmup.linear: steps", low=0)
-        self.multiplier = _number(start_multiplier, "warmup.linear: start_multiplier", low=0,
+        self.steps = _int(steps, self._what("steps"), low=0)
+        self.multiplier = _number(start_multiplier, self._what("start_multiplier"), low=0,
                                   below=1)
 
 
 # ---- learning-rate schedules ----
 
-class LrScheduler:
+class LrScheduler(_Named):
     """A schedule: the attributes of the job's learning_rate_schedule op."""
 
     decay = "none"
 
     def __init__(self, base_lr, warmup=None):
-        self.base_lr = _learning_rate(base_lr, "%s: base_lr" % type(self).__name__)
+        self.base_lr = _learning_rate(base_lr, self._what("base_lr"))
         if warmup is not None and not isinstance(warmup, WarmupConf):
-            raise TypeError("%s: warmup must be flow.optimizer.warmup.constant(...) or "
-                            "linear(...), got %r" % (type(self).__name__, warmup))
+            raise TypeError("%s must be flow.optimizer.warmup.constant(...) or linear(...), "
+                            "got %r" % (self._what("warmup"), warmup))
         self.warmup = warmup
 
     def _decay_attrs(self):
@@ -117,12 +190,14 @@ class LrScheduler:
 
 
 def _boundaries(boundaries, what):
-    if not isinstance(boundaries, collections.abc.Sequence) or isinstance(boundaries, str):
-        raise TypeError("%s: boundaries must be a list of ints, got %r" % (what, boundaries))
-    boundaries = [_int(b, "%s: boundaries" % what) for b in boundaries]
-    if any(b <= a for a, b in zip(boundaries, boundaries[1:])):
-        raise ValueError("%s: boundaries must be strictly increasing, got %r" % (what, boundaries))
-    return boundaries
+    """`what` names the boundaries ("PiecewiseConstantScheduler: boundaries")."""
+    items = _list(boundaries)
+    if items is None:
+        raise TypeError("%s must be a list of ints, got %r" % (what, boundaries))
+    items = [_int(b, what) for b in items]
+    if any(b <= a for a, b in zip(items, items[1:])):
+        raise ValueError("%s must be strictly increasing, got %r" % (what, items))
+    return items
 
 
 class PiecewiseConstantScheduler(LrScheduler):
@@ -132,15 +207,16 @@ class PiecewiseConstantScheduler(LrScheduler):
     decay = "piecewise_constant"
 
     def __init__(self, boundaries, values, warmup=None):
-        what = "PiecewiseConstantScheduler"
-        self.boundaries = _boundaries(boundaries, what)
-        if not isinstance(values, collections.abc.Sequence) or isinstance(values, str):
-            raise TypeError("%s: values must be a list of numbers, got %r" % (what, values))
-        self.values = [_learning_rate(v, "%s: values" % what) for v in values]
+        self.boundaries = _boundaries(boundaries, self._what("boundaries"))
+        items = _list(values)
+        if items is None:
+            raise TypeError("%s must be a list of numbers, got %r" % (self._what("values"), values))
+        self.values = [_learning_rate(v, self._what("values")) for v in items]
         if len(self.values) != len(self.boundaries) + 1:
             raise ValueError(
-                "%s: len(values) must be len(boundaries) + 1, got %d values and %d boundaries"
-                % (what, len(self.values), len(self.boundaries)))
+                "%s must have one entry more than boundaries (len(values) must be "
+                "len(boundaries) + 1), got %d values and %d boundaries"
+                % (self._what("values"), len(self.values), len(self.boundaries)))
         super().__init__(self.values[0], warmup)
 
     def _decay_attrs(self):
@@ -155,15 +231,17 @@ class PiecewiseScalingScheduler(LrScheduler):
 
     def __init__(self, base_lr, boundaries, scale, warmup=None):
         super().__init__(base_lr, warmup)
-        what = "PiecewiseScalingScheduler"
-        self.boundaries = _boundaries(boundaries, what)
-        if not isinstance(scale, collections.abc.Sequence):
-            scale = [scale] * len(self.boundaries)
-        scale = [_learning_rate(s, "%s: scale" % what) for s in scale]
-        if len(scale) != len(self.boundaries):
-            raise ValueError("%s: needs one scale per boundary, got %d scales and %d boundaries"
-                             % (what, len(scale), len(self.boundaries)))
-        self.scale = [1.0] + scale
+        self.boundaries = _boundaries(boundaries, self._what("boundaries"))
+        items = _list(scale)
+        if items is None:
+            items = [scale] * len(self.boundaries)
+        items = [_learning_rate(s, self._what("scale")) for s in items]
+        if len(items) != len(self.boundaries):
+            raise ValueError("%s must have one scale per boundary, got %d scales and %d "
+                             "boundaries" % (self._what("scale"), len(items), len(self.boundaries)))
+        for s in items:
+            _check_rate(self.base_lr * s, self._what("scale"), s)
+        self.scale = [1.0] + items
 
     def _decay_attrs(self):
         return {"boundaries": self.boundaries, "values": self.scale}
@@ -175,8 +253,7 @@ class _StepsScheduler(LrScheduler):
         # As in OneFlow, steps <= 0 is an error only once the decay is used: at once without
         # warmup, else when training goes past the warmup (a run shorter than its warmup, as
         # OneFlow-Benchmark's defaults make for one epoch, trains).
-        what = "%s: steps" % type(self).__name__
-        self.steps = _int(steps, what, low=1 if warmup is None else None)
+        self.steps = _int(steps, self._what("steps"), low=1 if warmup is None else None)
 
 
 class CosineScheduler(_StepsScheduler):
@@ -186,7 +263,9 @@ class CosineScheduler(_StepsScheduler):
 
     def __init__(self, base_lr, steps, alpha=0.0, warmup=None):
         super().__init__(base_lr, steps, warmup)
-        self.alpha = _number(alpha, "CosineScheduler: alpha")
+        # alpha < 0 makes the rate negative near the end; alpha > 1 makes it grow to base * alpha.
+        self.alpha = _number(alpha, self._what("alpha"), low=0)
+        _check_rate(self.base_lr * max(1.0, self.alpha), self._what("alpha"), self.alpha)
 
     def _decay_attrs(self):
         return {"decay_batches": self.steps, "alpha": self.alpha}
@@ -200,9 +279,11 @@ class LinearCosineScheduler(_StepsScheduler):
 
     def __init__(self, base_lr, steps, num_periods=0.5, alpha=0.0, beta=0.001, warmup=None):
         super().__init__(base_lr, steps, warmup)
-        self.num_periods = _number(num_periods, "LinearCosineScheduler: num_periods")
-        self.alpha = _number(alpha, "LinearCosineScheduler: alpha")
-        self.beta = _number(beta, "LinearCosineScheduler: beta")
+        self.num_periods = _number(num_periods, self._what("num_periods"))
+        # With alpha, beta >= 0 the rate is >= 0; its largest, at step 0, is base (1 + a + b).
+        self.alpha = _number(alpha, self._what("alpha"), low=0)
+        self.beta = _number(beta, self._what("beta"), low=0)
+        _check_rate(self.base_lr * (1 + self.alpha + self.beta), self._what("alpha"), self.alpha)
 
     def _decay_attrs(self):
         return {"decay_batches": self.steps, "num_periods": self.num_periods,
@@ -220,12 +301,12 @@ class PolynomialScheduler(_StepsScheduler):
                  warmup=None):
         super().__init__(base_lr, steps, warmup)
         self.end_learning_rate = _learning_rate(end_learning_rate,
-                                                "PolynomialScheduler: end_learning_rate")
-        self.power = _number(power, "PolynomialScheduler: power")
+                                                self._what("end_learning_rate"))
+        self.power = _number(power, self._what("power"))
         if self.power < 0:
-            raise ValueError("PolynomialScheduler: power must be >= 0 (a negative power makes "
-                             "the rate infinite at the end of the decay), got %r" % (power,))
-        self.cycle = _bool(cycle, "PolynomialScheduler: cycle")
+            raise ValueError("%s must be >= 0 (a negative power makes the rate infinite at the "
+                             "end of the decay), got %r" % (self._what("power"), power))
+        self.cycle = _bool(cycle, self._what("cycle"))
 
     def _decay_attrs(self):
         return {"decay_batches": self.steps, "end_learning_rate": self.end_learning_rate,
@@ -245,14 +326,13 @@ class PolynomialSchduler(PolynomialScheduler):
 class _RateScheduler(_StepsScheduler):
     """p = step / steps (floored with staircase)."""
 
-    # The bounds that keep the rate a finite number >= 0 at every step, as _number's keywords.
+    # The bounds that keep the rate a number >= 0 at every step, as _number's keywords.
     decay_rate_bounds = {}
 
     def __init__(self, base_lr, steps, decay_rate, staircase=False, warmup=None):
         super().__init__(base_lr, steps, warmup)
-        self.decay_rate = _number(decay_rate, "%s: decay_rate" % type(self).__name__,
-                                  **self.decay_rate_bounds)
-        self.staircase = _bool(staircase, "%s: staircase" % type(self).__name__)
+        self.decay_rate = _number(decay_rate, self._what("decay_rate"), **self.decay_rate_bounds)
+        self.staircase = _bool(staircase, self._what("staircase"))
 
     def _decay_attrs(self):
         return {"decay_batches": self.steps, "decay_rate": self.decay_rate,
@@ -260,7 +340,8 @@ class _RateScheduler(_StepsScheduler):
 
 
 class ExponentialScheduler(_RateScheduler):
-    """lr = base_lr * decay_rate ** p."""
+    """lr = base_lr * decay_rate ** p. A rate > 1 (legal, as in OneFlow 0.3) grows the rate
+    without bound: when it leaves float32's range depends on how long the job trains."""
 
     decay = "exponential"
     decay_rate_bounds = {"above": 0}  # a negative rate to a fractional power is NaN
@@ -277,6 +358,7 @@ class NaturalExpScheduler(_RateScheduler):
     """lr = base_lr * exp(-decay_rate * p)."""
 
     decay = "natural_exp"
+    decay_rate_bounds = {"low": 0}  # a negative rate is a growth: exp overflows, then NaN
 
 
 class CustomScheduler(LrScheduler):
@@ -321,8 +403,8 @@ class static_loss_scale(LossScalePolicy):  # noqa: N801 - OneFlow's name
     it: the same update, with less float16 underflow."""
 
     def __init__(self, loss_scale_factor):
-        self.loss_scale_factor = _number(loss_scale_factor, "static_loss_scale: loss_scale_factor",
-                                         above=0)
+        self.loss_scale_factor = _loss_scale(loss_scale_factor,
+                                             "static_loss_scale: loss_scale_factor")
 
 
 class dynamic_loss_scale(LossScalePolicy):  # noqa: N801 - OneFlow's name
@@ -331,11 +413,14 @@ class dynamic_loss_scale(LossScalePolicy):  # noqa: N801 - OneFlow's name
     1); after `increment_period` good steps in a row it is multiplied by `multiplier`."""
 
     def __init__(self, initial_loss_scale=2 ** 30, increment_period=2000, multiplier=2.0):
-        self.initial_loss_scale = _number(initial_loss_scale,
-                                          "dynamic_loss_scale: initial_loss_scale", above=0)
+        self.initial_loss_scale = _loss_scale(initial_loss_scale,
+                                              "dynamic_loss_scale: initial_loss_scale")
         self.increment_period = _int(increment_period, "dynamic_loss_scale: increment_period",
                                      low=1)
         self.multiplier = _number(multiplier, "dynamic_loss_scale: multiplier", above=1)
+        if math.isinf(_float32(self.multiplier)):  # the scale would become inf, then stay there
+            raise ValueError("dynamic_loss_scale: multiplier %r is out of float32 range"
+                             % (multiplier,))
 
 
 # ---- optimizers ----
@@ -700,79 +785,143 @@ class CombinedOptimizer(Optimizer):
 
 # ---- the legacy train.* settings (FunctionConfig.train.primary_lr / model_update_conf) ----
 
+def _legacy_optimizer(make, *fields):
+    """An entry of _LEGACY_OPTIMIZERS: the conf's fields and make(lr_scheduler, fields)."""
+    return fields, make
+
+
+# OneFlow's optimizer confs (their fields and OneFlow's defaults) -> the optimizer.
 _LEGACY_OPTIMIZERS = {
-    "naive_conf": lambda lr, c: SGD(lr, momentum=0),
-    "momentum_conf": lambda lr, c: SGD(lr, momentum=c.get("beta", 0.9)),
-    "adam_conf": lambda lr, c: Adam(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
-                                    epsilon=c.get("epsilon", 1e-8),
-                                    do_bias_correction=c.get("do_bias_correction", False)),
-    "lazy_adam_conf": lambda lr, c: LazyAdam(lr, beta1=c.get("beta1", 0.9),
-                                             beta2=c.get("beta2", 0.999),
-                                             epsilon=c.get("epsilon", 1e-8)),
-    "rmsprop_conf": lambda lr, c: RMSProp(lr, decay_rate=c.get("decay_rate", 0.99),
-                                          epsilon=c.get("epsilon", 1e-8),
-                                          centered=c.get("centered", False)),
-    "lars_conf": lambda lr, c: LARS(lr, momentum_beta=c.get("momentum_beta", 0.9),
-                                    epsilon=c.get("epsilon", 1e-9),
-                                    lars_coefficient=c.get("lars_coefficient", 1e-4)),
-    "lamb_conf": lambda lr, c: LAMB(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
-                                    epsilon=c.get("epsilon", 1e-6)),
+    "naive_conf": _legacy_optimizer(lambda lr, c: SGD(lr, momentum=0)),
+    "momentum_conf": _legacy_optimizer(lambda lr, c: SGD(lr, momentum=c.get("beta", 0.9)),
+                                       "beta"),
+    "adam_conf": _legacy_optimizer(
+        lambda lr, c: Adam(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
+                           epsilon=c.get("epsilon", 1e-8),
+                           do_bias_correction=c.get("do_bias_correction", False)),
+        "beta1", "beta2", "epsilon", "do_bias_correction"),
+    "lazy_adam_conf": _legacy_optimizer(
+        lambda lr, c: LazyAdam(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
+                               epsilon=c.get("epsilon", 1e-8)),
+        "beta1", "beta2", "epsilon"),
+    "rmsprop_conf": _legacy_optimizer(
+        lambda lr, c: RMSProp(lr, decay_rate=c.get("decay_rate", 0.99),
+                              epsilon=c.get("epsilon", 1e-8), centered=c.get("centered", False)),
+        "decay_rate", "epsilon", "centered"),
+    "lars_conf": _legacy_optimizer(
+        lambda lr, c: LARS(lr, momentum_beta=c.get("momentum_beta", 0.9),
+                           epsilon=c.get("epsilon", 1e-9),
+                           lars_coefficient=c.get("lars_coefficient", 1e-4)),
+        "momentum_beta", "epsilon", "lars_coefficient"),
+    "lamb_conf": _legacy_optimizer(
+        lambda lr, c: LAMB(lr, beta1=c.get("beta1", 0.9), beta2=c.get("beta2", 0.999),
+                           epsilon=c.get("epsilon", 1e-6)),
+        "beta1", "beta2", "epsilon"),
 }
 
-# OneFlow's LearningRateDecayConf fields -> the learning_rate_schedule op's attributes.
+_RATE_FIELDS = {"decay_batches": "steps", "decay_rate": "decay_rate", "staircase": "staircase"}
+_STEPS = ("decay_batches",)
+
+# OneFlow's LearningRateDecayConf / WarmupConf: for each kind the scheduler or warmup that checks
+# and computes it, its fields (-> that class's arguments) and the fields OneFlow requires. A
+# field left out gets the class's default, which is OneFlow's (a list field: []).
 _LEGACY_DECAYS = {
-    "exponential_conf": ("exponential", {"decay_batches": "decay_batches",
-                                         "decay_rate": "decay_rate", "staircase": "staircase"}),
-    "inverse_time_conf": ("inverse_time", {"decay_batches": "decay_batches",
-                                           "decay_rate": "decay_rate", "staircase": "staircase"}),
-    "natural_exp_conf": ("natural_exp", {"decay_batches": "decay_batches",
-                                         "decay_rate": "decay_rate", "staircase": "staircase"}),
-    "piecewise_constant_conf": ("piecewise_constant", {"boundaries": "boundaries",
-                                                       "values": "values"}),
-    "piecewise_scaling_conf": ("piecewise_scaling", {"boundaries": "boundaries",
-                                                     "scales": "values"}),
-    "polynomial_conf": ("polynomial", {"decay_batches": "decay_batches",
-                                       "end_learning_rate": "end_learning_rate",
-                                       "power": "power", "cycle": "cycle"}),
-    "cosine_conf": ("cosine", {"decay_batches": "decay_batches", "alpha": "alpha"}),
-    "linear_cosine_conf": ("linear_cosine", {"decay_batches": "decay_batches",
-                                             "num_periods": "num_periods", "alpha": "alpha",
-                                             "beta": "beta"}),
+    "exponential_conf": (ExponentialScheduler, _RATE_FIELDS, _STEPS + ("decay_rate",)),
+    "inverse_time_conf": (InverseTimeScheduler, _RATE_FIELDS, _STEPS + ("decay_rate",)),
+    "natural_exp_conf": (NaturalExpScheduler, _RATE_FIELDS, _STEPS + ("decay_rate",)),
+    "piecewise_constant_conf": (PiecewiseConstantScheduler, {"boundaries": "boundaries",
+                                                             "values": "values"}, ()),
+    "piecewise_scaling_conf": (PiecewiseScalingScheduler, {"boundaries": "boundaries",
+                                                           "scales": "scale"}, ()),
+    "polynomial_conf": (PolynomialScheduler, {"decay_batches": "steps",
+                                              "end_learning_rate": "end_learning_rate",
+                                              "power": "power", "cycle": "cycle"}, _STEPS),
+    "cosine_conf": (CosineScheduler, {"decay_batches": "steps", "alpha": "alpha"}, _STEPS),
+    "linear_cosine_conf": (LinearCosineScheduler, {"decay_batches": "steps",
+                                                   "num_periods": "num_periods",
+                                                   "alpha": "alpha", "beta": "beta"}, _STEPS),
 }
+_LEGACY_WARMUPS = {
+    "constant_conf": (constant, {"warmup_batches": "steps", "multiplier": "multiplier"},
+                      ("warmup_batches", "multiplier")),
+    "linear_conf": (linear, {"warmup_batches": "steps", "start_multiplier": "start_multiplier"},
+                    ("warmup_batches", "start_multiplier")),
+}
+
+_LEGACY = "train.model_update_conf"
 
 
 class _LegacyScheduler(LrScheduler):
-    """A schedule given as OneFlow's LearningRateDecayConf / WarmupConf dicts."""
+    """A schedule given as OneFlow's LearningRateDecayConf / WarmupConf dicts: checked by the
+    matching flow.optimizer scheduler and warmup, with messages naming the dicts' fields."""
 
     def __init__(self, base_lr, decay_conf, warmup_conf):
         super().__init__(base_lr)
         self.decay_attrs = {}
-        if decay_conf:
-            kind, fields = _one_of(decay_conf, _LEGACY_DECAYS, "learning_rate_decay")
-            self.decay = _LEGACY_DECAYS[kind][0]
-            for name, value in fields.items():
-                if name not in _LEGACY_DECAYS[kind][1]:
-                    raise ValueError("train.model_update_conf: learning_rate_decay.%s has no "
-                                     "field %r" % (kind, name))
-                self.decay_attrs[_LEGACY_DECAYS[kind][1][name]] = value
-        if warmup_conf:
-            kind, fields = _one_of(warmup_conf, {"constant_conf": 0, "linear_conf": 0},
-                                   "warmup_conf")
-            steps = fields.get("warmup_batches", 0)
-            self.warmup = (constant(steps, fields.get("multiplier", 0.0))
-                           if kind == "constant_conf"
-                           else linear(steps, fields.get("start_multiplier", 0.0)))
+        if _given(warmup_conf):
+            self.warmup = self._legacy("warmup_conf", warmup_conf, _LEGACY_WARMUPS, [])
+        if _given(decay_conf):
+            # base_lr is named only by the schedules that take it (not piecewise_constant's).
+            schedule = self._legacy("learning_rate_decay", decay_conf, _LEGACY_DECAYS,
+                                    [self.base_lr], warmup=self.warmup)
+            self.decay = schedule.decay
+            self.decay_attrs = schedule._decay_attrs()
+
+    @staticmethod
+    def _legacy(what, conf, known, args, **kwargs):
+        """The scheduler or warmup `conf` ({kind: fields}, a kind of `known`) describes."""
+        kind, fields = _one_of(conf, known, what)
+        cls, arguments, required = known[kind]
+        path = "%s.%s" % (what, kind)
+        fields = _fields(fields, path, arguments)
+        for field in required:
+            if field not in fields:
+                raise ValueError("%s: %s needs the field %r, got %r"
+                                 % (_LEGACY, path, field, fields))
+        names = {"base_lr": "train.primary_lr", "warmup": "%s: warmup_conf" % _LEGACY}
+        for field, argument in arguments.items():
+            names[argument] = "%s: %s.%s" % (_LEGACY, path, field)
+        for argument in ("boundaries", "values", "scale"):  # OneFlow's repeated fields
+            if argument in arguments.values():
+                kwargs[argument] = []
+        kwargs.update({arguments[field]: value for field, value in fields.items()})
+        if cls is PiecewiseConstantScheduler:  # its values are the rates: no base rate
+            args = []
+        return cls._from_legacy(names, *args, **kwargs)
 
     def _decay_attrs(self):
         return self.decay_attrs
 
 
+def _given(conf):
+    """Whether a part of the conf is there: as in OneFlow, None and {} say it is not."""
+    return conf is not None and not (isinstance(conf, dict) and not conf)
+
+
 def _one_of(conf, known, what):
-    if not isinstance(conf, dict) or len(conf) != 1 or next(iter(conf)) not in known:
-        raise ValueError("train.model_update_conf: %s must be a dict with one of %s, got %r"
-                         % (what, sorted(known), conf))
-    kind, fields = next(iter(conf.items()))
-    return kind, dict(fields or {})
+    """The single (kind, fields) of `conf`, a dict with one key of `known`."""
+    if not isinstance(conf, dict):
+        raise TypeError("%s: %s must be a dict with one of %s, got %r"
+                        % (_LEGACY, what, sorted(known), conf))
+    if len(conf) != 1 or next(iter(conf)) not in known:
+        raise ValueError("%s: %s must be a dict with one of %s, got %r"
+                         % (_LEGACY, what, sorted(known), conf))
+    return next(iter(conf.items()))
+
+
+def _fields(fields, what, known):
+    """`fields` (None for none) as a dict, each of its names one of `known`."""
+    if fields is None:
+        return {}
+    if not isinstance(fields, dict):
+        raise TypeError("%s: %s must be a dict of fields, got %r" % (_LEGACY, what, fields))
+    for name in fields:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.6)
+            hint = "; did you mean %s?" % " or ".join(repr(c) for c in close) if close else ""
+            raise ValueError("%s: %s has no field %r (its fields: %s)%s"
+                             % (_LEGACY, what, name, ", ".join(known) or "none", hint))
+    return dict(fields)
 
 
 def from_legacy_train_conf(settings, job_name):
@@ -789,15 +938,22 @@ def from_legacy_train_conf(settings, job_name):
     clip = conf.pop("clip_conf", None)
     weight_decay = conf.pop("weight_decay_conf", None)
     kind, fields = _one_of(conf, _LEGACY_OPTIMIZERS, "the optimizer")
-    optimizer = _LEGACY_OPTIMIZERS[kind](scheduler, fields)
-    if clip:
+    known, make = _LEGACY_OPTIMIZERS[kind]
+    optimizer = make(scheduler, _fields(fields, kind, known))
+    if _given(clip):
         _, clip_fields = _one_of(clip, {"clip_by_global_norm": 0}, "clip_conf")
+        clip_fields = _fields(clip_fields, "clip_conf.clip_by_global_norm", ["clip_norm"])
         optimizer.grad_clipping = by_global_norm(clip_fields.get("clip_norm", 1.0))
-    if weight_decay:
-        optimizer._set_weight_decay(
-            weight_decay.get("weight_decay_rate", 0.0),
-            (weight_decay.get("includes") or {}).get("pattern"),
-            (weight_decay.get("excludes") or {}).get("pattern"))
+    if _given(weight_decay):
+        weight_decay = _fields(weight_decay, "weight_decay_conf",
+                               ["weight_decay_rate", "includes", "excludes"])
+        patterns = {}
+        for key in ("includes", "excludes"):
+            what = "weight_decay_conf.%s" % key
+            patterns[key] = _fields(weight_decay.get(key), what, ["pattern"]).get("pattern")
+        optimizer._set_weight_decay(weight_decay.get("weight_decay_rate", 0.0),
+                                    patterns["includes"], patterns["excludes"])
     if "loss_scale_factor" in settings:
-        optimizer.loss_scale_policy = static_loss_scale(settings["loss_scale_factor"])
+        factor = _loss_scale(settings["loss_scale_factor"], "train.loss_scale_factor")
+        optimizer.loss_scale_policy = static_loss_scale(factor)
     return optimizer
