@@ -246,14 +246,18 @@ def ofrecord_reader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefi
     from oneflow.framework import host_data, op_builder
     from oneflow.framework import ofrecord_reader as reader_util
 
+    where = "data.ofrecord_reader"
     session = op_builder.current_job()
-    batch_size = _positive_int(batch_size, "data.ofrecord_reader: batch_size")
-    shuffle_buffer_size = _positive_int(shuffle_buffer_size,
-                                        "data.ofrecord_reader: shuffle_buffer_size")
+    batch_size = _positive_int(batch_size, where + ": batch_size")
+    shuffle_buffer_size = _positive_int(shuffle_buffer_size, where + ": shuffle_buffer_size")
+    random_shuffle = reader_util.check_bool(random_shuffle, where, "random_shuffle")
+    shuffle_after_epoch = reader_util.check_bool(shuffle_after_epoch, where,
+                                                 "shuffle_after_epoch")
     paths = reader_util.part_paths(ofrecord_dir, data_part_num, part_name_prefix,
                                    part_name_suffix_length)
-    reader = reader_util.OFRecordReader(paths, batch_size, bool(random_shuffle),
-                                        shuffle_buffer_size, bool(shuffle_after_epoch), seed)
+    reader_util.check_batch_fits(paths, batch_size, where)
+    reader = reader_util.OFRecordReader(paths, batch_size, random_shuffle, shuffle_buffer_size,
+                                        shuffle_after_epoch, seed)
     placement = session.scope.current_placement() or session.default_placement()
     name = op_builder.op_name(name, "OFRecordReader")
     records = host_data.HostValue("data.ofrecord_reader %r" % name, reader.next_batch)
@@ -286,11 +290,14 @@ def OFRecordRawDecoder(input_blob, blob_name, shape, dtype, dim1_varying_length=
     _check_feature_name(blob_name, where)
     shape = tuple(shapes.to_shape(shape, where))
     dtype = reader_util.check_decoder_dtype(dtype, where)
+    dim1_varying_length = reader_util.check_bool(dim1_varying_length, where,
+                                                 "dim1_varying_length")
+    auto_zero_padding = reader_util.check_bool(auto_zero_padding, where, "auto_zero_padding")
     op_name = op_builder.op_name(name, "OFRecordRawDecoder")
 
     def decode(records):
-        return reader_util.decode_raw(records, blob_name, shape, dtype,
-                                      bool(dim1_varying_length), bool(auto_zero_padding))
+        return reader_util.decode_raw(records, blob_name, shape, dtype, dim1_varying_length,
+                                      auto_zero_padding)
 
     value = host_data.HostValue("%s %r" % (where, op_name), decode, [input_blob.records])
     return host_data.feed(value, (input_blob.batch_size,) + shape, dtype, input_blob.placement,
@@ -380,6 +387,9 @@ def ofrecord_loader(ofrecord_dir, batch_size=1, data_part_num=1, part_name_prefi
                     part_name_suffix_length=-1, shuffle=False, shuffle_buffer_size=1024,
                     name=None):
     """OneFlow's deprecated name of ofrecord_reader (`shuffle` is its random_shuffle)."""
+    from oneflow.framework import ofrecord_reader as reader_util
+
+    reader_util.check_bool(shuffle, "data.ofrecord_loader", "shuffle")
     return ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
                            part_name_suffix_length, random_shuffle=shuffle,
                            shuffle_buffer_size=shuffle_buffer_size, name=name)
@@ -417,7 +427,10 @@ class RawCodec:
     """decode_ofrecord's codec for raw features (see OFRecordRawDecoder)."""
 
     def __init__(self, auto_zero_padding=False):
-        self.auto_zero_padding = auto_zero_padding
+        from oneflow.framework import ofrecord_reader as reader_util
+
+        self.auto_zero_padding = reader_util.check_bool(auto_zero_padding, "data.RawCodec",
+                                                        "auto_zero_padding")
 
 
 class ImagePreprocessor:
@@ -542,6 +555,9 @@ def decode_ofrecord(ofrecord_dir, blobs, batch_size=1, data_part_num=1,
                     part_name_prefix="part-", part_name_suffix_length=-1, shuffle=False,
                     buffer_size=1024, name=None, seed=None):
     """OneFlow's older reader: one blob per BlobConf in `blobs`, all from the same records."""
+    from oneflow.framework import ofrecord_reader as reader_util
+
+    reader_util.check_bool(shuffle, "data.decode_ofrecord", "shuffle")
     records = ofrecord_reader(ofrecord_dir, batch_size, data_part_num, part_name_prefix,
                               part_name_suffix_length, random_shuffle=shuffle,
                               shuffle_buffer_size=buffer_size, name=name, seed=seed)

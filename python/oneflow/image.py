@@ -59,8 +59,15 @@ def Resize(image, target_size=None, min_size=None, max_size=None, keep_aspect_ra
         if resize_side not in ("shorter", "longer"):
             raise ValueError("%s: resize_side must be \"shorter\" or \"longer\", got %r"
                              % (where, resize_side))
-        min_size = _pipeline.check_int(min_size or 0, 0, where, "min_size")
-        max_size = _pipeline.check_int(max_size or 0, 0, where, "max_size")
+        min_size = _pipeline.check_int(0 if min_size is None else min_size, 0, where, "min_size")
+        max_size = _pipeline.check_int(0 if max_size is None else max_size, 0, where, "max_size")
+        # OneFlow 0.3's image_resize_keep_aspect_ratio refused these (0 is no bound).
+        if min_size > 0 and min_size > target_size:
+            raise ValueError("%s: min_size %d must be 0 (no bound) or <= target_size %d"
+                             % (where, min_size, target_size))
+        if max_size > 0 and max_size < target_size:
+            raise ValueError("%s: max_size %d must be 0 (no bound) or >= target_size %d"
+                             % (where, max_size, target_size))
         result = _pipeline.resize_keep_aspect(image, int(target_size), min_size, max_size,
                                               resize_side == "longer", interpolation_type, name,
                                               where)

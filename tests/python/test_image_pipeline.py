@@ -511,3 +511,83 @@ def test_legacy_codec_errors():
     with pytest.raises(TypeError, match="BlobConf\\('x'\\): codec must be a RawCodec or an "
                                         "ImageCodec"):
         flow.data.BlobConf("x", (1,), flow.float, codec="jpeg")
+
+
+@pytest.mark.parametrize("target_size, min_size, max_size, words", [
+    (7, 10, 5, "min_size 10 must be 0 (no bound) or <= target_size 7"),
+    (20, 10, 5, "max_size 5 must be 0 (no bound) or >= target_size 20"),
+    (20, 0, 19, "max_size 19 must be 0 (no bound) or >= target_size 20"),
+    (20, 21, 0, "min_size 21 must be 0 (no bound) or <= target_size 20"),
+    (20, -1, 0, "min_size must be an int >= 0, got -1"),
+    (20, "5", 0, "min_size must be an int >= 0, got '5'"),
+])
+def test_resize_keep_aspect_ratio_bounds(dataset, target_size, min_size, max_size, words):
+    """OneFlow 0.3's image_resize_keep_aspect_ratio refused max_size < target_size and (in its
+    kernel) target_size < min_size; 0 means no bound, so min_size > max_size is refused too."""
+    path, _ = dataset
+    for side in ("shorter", "longer"):
+        with pytest.raises(ValueError) as info:
+            _run(lambda: flow.image.Resize(
+                flow.data.OFRecordImageDecoder(_reader(path), "encoded"), target_size=target_size,
+                min_size=min_size, max_size=max_size, keep_aspect_ratio=True,
+                resize_side=side)[1])()
+        assert "image.Resize: " + words in str(info.value)
+
+
+def test_resize_keep_aspect_ratio_bounds_equal_to_target_size(dataset):
+    """min_size == target_size == max_size is allowed: max_size then bounds the longer side, so
+    every image's longer side becomes 16."""
+    path, _ = dataset
+
+    def body():
+        images = flow.data.OFRecordImageDecoder(_reader(path), "encoded")
+        return flow.image.Resize(images, target_size=16, min_size=16, max_size=16,
+                                 keep_aspect_ratio=True)[2]
+
+    new_size = _run(body)()
+    for index, (h, w) in enumerate(SIZES):
+        factor = 16 / max(h, w)
+        np.testing.assert_array_equal(new_size[index], [round(w * factor), round(h * factor)])
+
+
+@pytest.mark.parametrize("mean, std, words", [
+    ([float("nan"), 0.0, 0.0], [1.0], "mean must be finite (in float32), got [nan, 0.0, 0.0]"),
+    ([float("inf")], [1.0], "mean must be finite (in float32), got [inf]"),
+    ([1e39], [1.0], "mean must be finite (in float32), got [1e+39]"),
+    ([0.0], [1.0, float("nan"), 1.0], "std must be finite (in float32), got [1.0, nan, 1.0]"),
+    ([0.0], [float("-inf")], "std must be finite (in float32), got [-inf]"),
+    ([0.0], [1.0, 0.0, 1.0], "std must not be 0 (nor so small that 1 / std overflows float32), "
+                             "got [1.0, 0.0, 1.0]"),
+    ([0.0], [1e-40], "std must not be 0 (nor so small that 1 / std overflows float32), "
+                     "got [1e-40]"),
+])
+def test_crop_mirror_normalize_refuses_non_finite_mean_and_std(dataset, mean, std, words):
+    path, _ = dataset
+    with pytest.raises(ValueError) as info:
+        _run(lambda: flow.image.CropMirrorNormalize(flow.data.OFRecordImageDecoder(
+            _reader(path), "encoded"), crop_h=8, crop_w=8, mean=mean, std=std))()
+    assert "image.CropMirrorNormalize: " + words in str(info.value)
+    with pytest.raises(ValueError) as info:
+        _run(lambda: flow.image.batch_align(flow.image.normalize(flow.data.OFRecordImageDecoder(
+            _reader(path), "encoded"), std=std, mean=mean), shape=(40, 40, 3),
+            dtype=flow.float32, alignment=1))()
+    assert "image.normalize: " + words in str(info.value)
+
+
+def test_crop_mirror_normalize_with_negative_and_tiny_std(dataset):
+    """A negative std, or one as small as 1e-30, is a valid (if odd) normalization: checked
+    against numpy."""
+    path, encoded = dataset
+    mean, std = [100.0, -5.0, 0.5], [-2.0, 1e-30, 3.0]
+
+    def body():
+        images = flow.data.OFRecordImageDecoder(_reader(path), "encoded", color_space="RGB")
+        return flow.image.CropMirrorNormalize(images, color_space="RGB", output_layout="NHWC",
+                                              crop_h=10, crop_w=10, mean=mean, std=std)
+
+    out = _run(body)()
+    for index, (h, w) in enumerate(SIZES):
+        image = _pil_decode(encoded[index][0]).astype(np.float64)
+        y, x = (h - 10) // 2, (w - 10) // 2
+        expected = (image[y:y + 10, x:x + 10] - mean) / std
+        np.testing.assert_allclose(out[index], expected, rtol=1e-5)

@@ -1,6 +1,7 @@
 """flow.data.ofrecord_reader + OFRecordRawDecoder (and decode_ofrecord) on OFRecord files written
 with oneflow.core.record.record_pb2, against the arrays the files were made from."""
 import os
+import re
 import struct
 
 import numpy as np
@@ -192,3 +193,109 @@ def test_feature_key_that_is_not_utf8_keeps_the_error_message():
                                          r"\[\\xff\\xfe\]"):
         ofrecord_reader.decode_raw([data.replace(b"ab", b"\xff\xfe")], "ab", (2,), flow.int32,
                                    False, False)
+
+
+def _small_dataset(path, values=((1.0, 2.0, 3.0), (4.0, 5.0, 6.0), (7.0, 8.0, 9.0),
+                                 (10.0, 11.0, 12.0))):
+    """One part file of float records (feature "x"), written here with struct."""
+    with open(os.path.join(str(path), "part-0"), "wb") as f:
+        for row in values:
+            data = record_pb2.OFRecord(feature={"x": record_pb2.Feature(
+                float_list=record_pb2.FloatList(value=row))}).SerializeToString()
+            f.write(struct.pack("<q", len(data)) + data)
+    return np.array(values, np.float32)
+
+
+def _x_job(path, batch_size, **reader_args):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        records = flow.data.ofrecord_reader(str(path), batch_size=batch_size, **reader_args)
+        return flow.data.OFRecordRawDecoder(records, "x", shape=(3,), dtype=flow.float32)
+
+    return read
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("random_shuffle", [False, True])
+def test_batch_far_larger_than_the_dataset_cycles_quickly(tmp_path, random_shuffle):
+    """A batch of 2,000,003 records from a 4-record dataset cycles it (as OneFlow 0.3 did) in
+    seconds: a small dataset is read once, not once per epoch. Each record appears as often as
+    np.resize (unshuffled: in file order) says."""
+    rows = _small_dataset(tmp_path)
+    size = 2000003
+    read = _x_job(tmp_path, size, random_shuffle=random_shuffle, seed=1)
+    for start in (0, size % 4):  # the second batch goes on where the first stopped
+        out = read()
+        expected = np.resize(np.roll(rows, -start, axis=0), (size, 3))
+        if random_shuffle:
+            counts = np.bincount(out[:, 0].astype(np.int64) // 3, minlength=4)
+            assert abs(counts - size / 4).max() <= 1024 + 1  # the buffer holds 1024
+            assert not np.array_equal(out[:100], expected[:100])
+        else:
+            np.testing.assert_array_equal(out, expected)
+
+
+def test_batch_that_cannot_fit_in_memory_is_refused(tmp_path):
+    _small_dataset(tmp_path)
+    read = _x_job(tmp_path, 10 ** 13)
+    with pytest.raises(ValueError, match=r"data.ofrecord_reader: batch_size 10000000000000 needs "
+                                         r"about .* GiB for its records .* more than this "
+                                         r"machine's .* GiB of memory"):
+        read()
+
+
+def test_shuffle_flags_must_be_bools(tmp_path):
+    rows = _small_dataset(tmp_path)
+    for flag in ("random_shuffle", "shuffle_after_epoch"):
+        for value in ("no", 1, None):
+            with pytest.raises(TypeError, match="data.ofrecord_reader: %s must be a bool, got %r"
+                               % (flag, value)):
+                _x_job(tmp_path, 4, **{flag: value})()
+        # numpy bools are bools
+        assert _x_job(tmp_path, 8, **{flag: np.bool_(False)})().shape == (8, 3)
+    np.testing.assert_array_equal(_x_job(tmp_path, 4, random_shuffle=np.bool_(False))(), rows)
+    with pytest.raises(TypeError, match="data.ofrecord_loader: shuffle must be a bool, got 'no'"):
+        flow.data.ofrecord_loader(str(tmp_path), shuffle="no")
+    with pytest.raises(TypeError, match="data.decode_ofrecord: shuffle must be a bool, got 1"):
+        flow.data.decode_ofrecord(str(tmp_path), [], shuffle=1)
+    with pytest.raises(TypeError, match="data.RawCodec: auto_zero_padding must be a bool"):
+        flow.data.RawCodec(auto_zero_padding="yes")
+
+
+@pytest.mark.parametrize("flag", ["dim1_varying_length", "auto_zero_padding"])
+def test_raw_decoder_flags_must_be_bools(tmp_path, flag):
+    _small_dataset(tmp_path)
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        records = flow.data.ofrecord_reader(str(tmp_path), batch_size=2)
+        return flow.data.OFRecordRawDecoder(records, "x", shape=(3,), dtype=flow.float32,
+                                            **{flag: "False"})
+
+    with pytest.raises(TypeError, match="data.OFRecordRawDecoder: %s must be a bool, got 'False'"
+                       % flag):
+        read()
+
+
+@pytest.mark.parametrize("prefix", [None, 5, b"part-"])
+def test_part_name_prefix_must_be_a_str(tmp_path, prefix):
+    _small_dataset(tmp_path)
+    with pytest.raises(TypeError, match="data.ofrecord_reader: part_name_prefix must be a str, "
+                                        "got %s" % re.escape(repr(prefix))):
+        _x_job(tmp_path, 1, part_name_prefix=prefix)()
+    rows = _small_dataset(tmp_path)
+    np.testing.assert_array_equal(_x_job(tmp_path, 2, part_name_prefix="part-")(), rows[:2])
+
+
+def test_part_file_that_is_not_a_regular_file(tmp_path):
+    os.makedirs(str(tmp_path / "part-0"))
+    with pytest.raises(IsADirectoryError, match=r"part file '.*part-0' is a directory, not a "
+                                                r"regular file"):
+        _x_job(tmp_path, 1)()
+    os.rmdir(str(tmp_path / "part-0"))
+    os.mkfifo(str(tmp_path / "part-0"))  # reading it would block
+    with pytest.raises(OSError, match=r"part file '.*part-0' is not a regular file"):
+        _x_job(tmp_path, 1)()

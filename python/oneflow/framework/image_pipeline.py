@@ -262,13 +262,29 @@ def resize_keep_aspect(images, target_size, min_size, max_size, resize_longer,
 
 def _per_channel(values, channels, where, name):
     try:
-        array = np.asarray(values, dtype=np.float32).reshape(-1)
+        with np.errstate(over="ignore"):  # a float32 overflow is reported by check_mean_std
+            array = np.asarray(values, dtype=np.float32).reshape(-1)
     except (TypeError, ValueError):
         raise ValueError("%s: %s must be a list of numbers, got %r" % (where, name, values))
     if array.size not in (1, channels):
         raise ValueError("%s: %s has %d values; give 1 or one per channel (%d)"
                          % (where, name, array.size, channels))
+    check_mean_std(values, where, name)
     return np.broadcast_to(array, (channels,)).copy()
+
+
+def check_mean_std(values, where, name):
+    """Normalizing takes float32 (pixel - mean) / std: a ValueError naming `name` unless every
+    value is finite in float32, and for "std" also nonzero with a finite float32 reciprocal."""
+    with np.errstate(over="ignore", divide="ignore"):
+        array = np.asarray(values, dtype=np.float32).reshape(-1)
+        inverse = np.float32(1.0) / array
+    shown = np.asarray(values).reshape(-1).tolist()
+    if not np.all(np.isfinite(array)):
+        raise ValueError("%s: %s must be finite (in float32), got %s" % (where, name, shown))
+    if name == "std" and not np.all(np.isfinite(inverse)):
+        raise ValueError("%s: std must not be 0 (nor so small that 1 / std overflows float32), "
+                         "got %s" % (where, shown))
 
 
 def crop_mirror_normalize(images, mirror_blob, channels, output_layout, crop_h, crop_w,
@@ -283,9 +299,7 @@ def crop_mirror_normalize(images, mirror_blob, channels, output_layout, crop_h, 
         if not isinstance(pos, (int, float)) or not 0.0 <= pos <= 1.0:
             raise ValueError("%s: %s must be in [0, 1], got %r" % (where, what, pos))
     mean = _per_channel(mean, channels, where, "mean")
-    std = _per_channel(std, channels, where, "std")
-    if np.any(std == 0):
-        raise ValueError("%s: std must not be 0, got %s" % (where, std.tolist()))
+    std = _per_channel(std, channels, where, "std")  # finite and nonzero
     if isinstance(images, ImageList):
         if crop_h == 0 or crop_w == 0:
             raise ValueError("%s: images of varying size need crop_h and crop_w (> 0); or resize "
@@ -399,13 +413,13 @@ def normalize(images, std, mean, where):
         return out
 
     try:
-        std_values = np.asarray(std, dtype=np.float64)
+        np.asarray(std, dtype=np.float64)
         np.asarray(mean, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError("%s: std and mean must be numbers or lists of numbers, got %r and %r"
                          % (where, std, mean)) from None
-    if np.any(std_values == 0):
-        raise ValueError("%s: std must not be 0, got %r" % (where, std))
+    check_mean_std(mean, where, "mean")
+    check_mean_std(std, where, "std")
     return ImageList(host_data.HostValue(where, compute, [value]), batch_size, placement,
                      dtypes.float32)
 

@@ -6,7 +6,13 @@ part_name_suffix_length digits unless that is -1). A part file is a sequence of 
 (oneflow.core.record.record_pb2). The reader cycles through the parts forever (epochs), with an
 optional shuffle buffer, and hands out batches of serialized records; decode_raw turns one
 feature of each record of a batch into an array.
+
+A batch may hold more records than the dataset (OneFlow 0.3 cycled the data across epochs). A
+dataset of at most IN_MEMORY_BYTES is read once and then kept in memory, so such a batch costs no
+file reading per epoch. A batch_size whose records alone would not fit in this machine's memory
+is refused when the job is traced.
 """
+import itertools
 import os
 import random
 import struct
@@ -16,6 +22,14 @@ import numpy as np
 from oneflow.framework import dtypes
 
 _LENGTH = struct.Struct("<q")
+IN_MEMORY_BYTES = 64 << 20  # part files up to this size in all are kept in memory once read
+
+
+def check_bool(value, where, what):
+    """`value` as a bool; a TypeError naming `what` unless it is a bool (or a numpy bool)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError("%s: %s must be a bool, got %r" % (where, what, value))
+    return bool(value)
 
 
 def part_paths(ofrecord_dir, data_part_num, part_name_prefix, part_name_suffix_length):
@@ -23,6 +37,8 @@ def part_paths(ofrecord_dir, data_part_num, part_name_prefix, part_name_suffix_l
     where = "data.ofrecord_reader"
     if not isinstance(ofrecord_dir, (str, os.PathLike)):
         raise TypeError("%s: ofrecord_dir must be a path, got %r" % (where, ofrecord_dir))
+    if not isinstance(part_name_prefix, str):
+        raise TypeError("%s: part_name_prefix must be a str, got %r" % (where, part_name_prefix))
     for name, value, low in (("data_part_num", data_part_num, 1),
                              ("part_name_suffix_length", part_name_suffix_length, -1)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
@@ -34,13 +50,49 @@ def part_paths(ofrecord_dir, data_part_num, part_name_prefix, part_name_suffix_l
         suffix = str(index) if part_name_suffix_length == -1 else str(index).zfill(
             part_name_suffix_length)
         path = os.path.join(ofrecord_dir, part_name_prefix + suffix)
-        if not os.path.isfile(path):
+        if not os.path.exists(path):
             present = sorted(os.listdir(ofrecord_dir))[:5]
             raise FileNotFoundError(
                 "%s: part file %r of %d (data_part_num) is missing; the directory holds %s"
                 % (where, path, data_part_num, present or "nothing"))
+        if os.path.isdir(path):
+            raise IsADirectoryError("%s: part file %r is a directory, not a regular file"
+                                    % (where, path))
+        if not os.path.isfile(path):  # a FIFO or a device: reading it could block forever
+            raise OSError("%s: part file %r is not a regular file" % (where, path))
         paths.append(path)
     return paths
+
+
+def _physical_memory_bytes():
+    """This machine's memory in bytes, or None where the system does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_batch_fits(paths, batch_size, where):
+    """Refuses a batch_size whose batch could not be held in memory: a batch holds batch_size
+    records (cycled when the dataset has fewer), each about as large as the dataset's first
+    record on disk (its bytes and 8-byte length)."""
+    memory = _physical_memory_bytes()
+    if memory is None:
+        return
+    for path in paths:
+        with open(path, "rb") as part:
+            header = part.read(_LENGTH.size)
+        if len(header) == _LENGTH.size:
+            record_bytes = _LENGTH.size + max(0, _LENGTH.unpack(header)[0])
+            break
+    else:
+        return  # no record: the reader reports an empty dataset when it runs
+    if batch_size * record_bytes > memory:
+        raise ValueError(
+            "%s: batch_size %d needs about %.3g GiB for its records (%d bytes each, judging "
+            "by the first record of %r), more than this machine's %.3g GiB of memory"
+            % (where, batch_size, batch_size * record_bytes / 2.0 ** 30, record_bytes, path,
+               memory / 2.0 ** 30))
 
 
 def read_part(path):
@@ -78,9 +130,10 @@ def write_part(path, records):
 
 
 class OFRecordReader:
-    """Batches of serialized OFRecords from a dataset, forever. random_shuffle draws each record from
-    a buffer of shuffle_buffer_size records (as OneFlow's reader does); shuffle_after_epoch
-    visits the parts in a new order every epoch."""
+    """Batches of serialized OFRecords from a dataset, forever. random_shuffle draws each record
+    from a buffer of shuffle_buffer_size records (as OneFlow's reader does); shuffle_after_epoch
+    visits the parts in a new order every epoch. A dataset of at most IN_MEMORY_BYTES is read
+    once, then its epochs come from memory."""
 
     def __init__(self, paths, batch_size, random_shuffle, shuffle_buffer_size,
                  shuffle_after_epoch, seed=None):
@@ -90,9 +143,19 @@ class OFRecordReader:
         self._buffer_size = shuffle_buffer_size
         self._shuffle_parts = shuffle_after_epoch
         self._random = random.Random(seed)
+        self._in_memory = sum(os.path.getsize(path) for path in self._paths) <= IN_MEMORY_BYTES
+        self._parts = {}  # path -> its records, for a dataset kept in memory
         self._stream = self._records()
         self._buffer = []
         self._error = None  # a reading error, raised again by every later call
+
+    def _part(self, path):
+        """The records of one part file: streamed, or read once for a dataset kept in memory."""
+        if not self._in_memory:
+            return read_part(path)
+        if path not in self._parts:
+            self._parts[path] = list(read_part(path))
+        return self._parts[path]
 
     def _records(self):
         epoch = 0
@@ -102,7 +165,12 @@ class OFRecordReader:
                 self._random.shuffle(order)
             count = 0
             for path in order:
-                for record in read_part(path):
+                records = self._part(path)
+                if self._in_memory:
+                    count += len(records)
+                    yield from records
+                    continue
+                for record in records:
                     count += 1
                     yield record
             if count == 0:
@@ -124,6 +192,8 @@ class OFRecordReader:
         if self._error is not None:
             raise self._error
         try:
+            if not self._shuffle:
+                return list(itertools.islice(self._stream, self._batch_size))
             return [self._next_serialized() for _ in range(self._batch_size)]
         except (OSError, ValueError) as error:
             self._error = error
