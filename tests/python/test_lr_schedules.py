@@ -228,3 +228,29 @@ def test_legitimate_edge_values_train(name):
     expected = [closed_form(t) for t in range(steps)]
     # rtol: the rate is rounded to float32.
     np.testing.assert_allclose(observed_rates(make, steps), expected, rtol=1e-6, atol=1e-9)
+
+
+def test_a_rate_that_overflows_float32_fails_that_step_and_leaves_the_variable():
+    """ExponentialScheduler with a rate above 1 is legal (as in OneFlow 0.3), but once its rate
+    leaves float32's range the step raises, saying so, instead of training with inf."""
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def job(x: tp.Numpy.Placeholder((3,))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(3,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_sum(x * w)
+        flow.optimizer.SGD(flow.optimizer.ExponentialScheduler(0.1, 1, 1e30),
+                           momentum=0).minimize(loss)
+        return loss
+
+    x = np.ones(3, np.float32)
+    job(x)  # rate 0.1
+    job(x)  # rate 0.1 * 1e30
+    expected = 1 - 0.1 - 0.1 * 1e30
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), np.full(3, expected),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="learning rate of train step 2 is 1e\\+59, which "
+                                         "float32 cannot hold"):
+        job(x)
+    np.testing.assert_allclose(flow.get_all_variables()["w"].numpy(), np.full(3, expected),
+                               rtol=1e-6)
