@@ -14,15 +14,18 @@ namespace oneflow {
 namespace {
 
 // Fans of a weight in OneFlow's layout: dim 0 is the output, the rest is the input (times the
-// receptive field for convolutions).
-void ComputeFans(const Shape& shape, double* fan_in, double* fan_out) {
-  if (shape.num_axes() < 2) {
+// receptive field for convolutions, whose channels come first or last).
+void ComputeFans(const Shape& shape, bool channels_last, double* fan_in, double* fan_out) {
+  const int64_t axes = shape.num_axes();
+  if (axes < 2) {
     *fan_in = *fan_out = static_cast<double>(shape.elem_count());
     return;
   }
-  double receptive = static_cast<double>(shape.Count(2, shape.num_axes()));
-  *fan_in = static_cast<double>(shape.At(1)) * receptive;
-  *fan_out = static_cast<double>(shape.At(0)) * receptive;
+  // OneFlow 0.3's GenInitialFan: fan_in counts every axis but the first; fan_out is the first
+  // axis times the kernel axes, which follow it (channels first) or precede the last one.
+  *fan_in = static_cast<double>(shape.Count(1, axes));
+  const int64_t kernel = channels_last ? shape.Count(1, axes - 1) : shape.Count(2, axes);
+  *fan_out = static_cast<double>(shape.At(0)) * static_cast<double>(kernel);
 }
 
 // `value` as a T; an integer saturates at its dtype's limits (a normal sample far out, say) and
@@ -81,7 +84,7 @@ void Fill(const std::string& kind, const std::vector<double>& args, int64_t seed
     normal(arg(0, 0.0), arg(1, 1.0), true);
   } else if (kind == "variance_scaling") {
     double fan_in = 0, fan_out = 0;
-    ComputeFans(shape, &fan_in, &fan_out);
+    ComputeFans(shape, arg(3, 0.0) != 0.0, &fan_in, &fan_out);
     const int mode = static_cast<int>(arg(1, 0));
     const double fan = mode == 0 ? fan_in : mode == 1 ? fan_out : (fan_in + fan_out) / 2.0;
     const double variance = arg(0, 1.0) / std::max(1.0, fan);

@@ -33,10 +33,12 @@ DATA_FILE = "out"
 DONE_FILE = "snapshot_done"
 
 # OneFlow's DataType names (oneflow/core/common/data_type.proto) as written in `meta`, and the
-# enum numbers its text format may use instead. kChar is OneFlow's int8-sized char.
+# enum numbers its text format may use instead. kChar is OneFlow's int8-sized char. OneFlow 0.3
+# saved float16 variables as kFloat16 (IEEE half, native byte order), so those are kept too.
 _META_NAMES = {
     dtypes.float32: "kFloat", dtypes.float64: "kDouble", dtypes.int8: "kInt8",
     dtypes.int32: "kInt32", dtypes.int64: "kInt64", dtypes.uint8: "kUInt8",
+    dtypes.float16: "kFloat16",
 }
 _DTYPE_OF_META_NAME = dict({name: dtype for dtype, name in _META_NAMES.items()}, kChar=dtypes.int8)
 _META_NAME_OF_NUMBER = {
@@ -60,10 +62,15 @@ _TOKEN = re.compile(r'\s*(?:#[^\n]*\n\s*)*'
                     r'([A-Za-z_][A-Za-z0-9_.]*|-?\d+|"(?:[^"\\]|\\.)*"|[{}<>:;,\[\]])')
 
 
+# The deepest nesting of messages read from `meta` (protobuf's own parsers stop at 100 too); a
+# VariableMetaInfo nests one level.
+_MAX_NESTING = 100
+
+
 def _parse_text_message(text):
     """A protobuf text-format message as {field: [values]}; nested messages become dicts. Enough
     of the format for `meta` (unknown fields, such as later versions' `stride`, are kept and
-    ignored by the caller)."""
+    ignored by the caller). Messages nested more than _MAX_NESTING deep are refused."""
     tokens, position = [], 0
     text = text.strip()
     while position < len(text):
@@ -75,7 +82,9 @@ def _parse_text_message(text):
         while position < len(text) and text[position].isspace():
             position += 1
 
-    def parse(index, closing):
+    def parse(index, closing, depth):
+        if depth > _MAX_NESTING:
+            raise ValueError("messages are nested more than %d levels deep" % _MAX_NESTING)
         message = {}
         while index < len(tokens) and tokens[index] != closing:
             name = tokens[index]
@@ -87,7 +96,7 @@ def _parse_text_message(text):
             if index >= len(tokens):
                 raise ValueError("field %r has no value" % name)
             if tokens[index] in ("{", "<"):
-                value, index = parse(index + 1, "}" if tokens[index] == "{" else ">")
+                value, index = parse(index + 1, "}" if tokens[index] == "{" else ">", depth + 1)
                 index += 1
             else:
                 value = tokens[index]
@@ -99,7 +108,7 @@ def _parse_text_message(text):
             raise ValueError("missing %r" % closing)
         return message, index
 
-    message, index = parse(0, None)
+    message, index = parse(0, None, 0)
     return message
 
 
@@ -147,10 +156,12 @@ class FileBackedValue:
         self.name = name
         self.file_path = os.path.join(directory, DATA_FILE)
         self.meta_path = os.path.join(directory, META_FILE)
-        if not os.path.isfile(self.file_path):
+        if not os.path.lexists(self.file_path):
             raise FileNotFoundError("variable %r: checkpoint file %r is missing"
                                     % (name, self.file_path))
-        if os.path.exists(self.meta_path):
+        _check_regular_file(self.file_path, "variable %r" % name)
+        if os.path.lexists(self.meta_path):
+            _check_regular_file(self.meta_path, "variable %r" % name)
             self._shape, self._dtype = read_meta(self.meta_path, "variable %r" % name)
             self.check_file_size(self._shape, self._dtype)
         else:
@@ -201,6 +212,20 @@ class FileBackedValue:
                 "unknown; load it into a variable with flow.load_variables instead"
                 % (self.name, self.directory, META_FILE))
         return self.read(self._shape, self._dtype)
+
+
+def _check_regular_file(file_path, what):
+    """ValueError unless `file_path` is a regular file (or a link to one): a folder, a FIFO (whose
+    reading would wait for a writer) or a broken link is no checkpoint file."""
+    if os.path.isfile(file_path):
+        return
+    if os.path.isdir(file_path):
+        kind = "a directory"
+    elif not os.path.exists(file_path):
+        kind = "a broken symbolic link"
+    else:
+        kind = "a special file (FIFO, socket or device)"
+    raise ValueError("%s: checkpoint file %r is %s, not a regular file" % (what, file_path, kind))
 
 
 class VariableValue:
@@ -358,7 +383,11 @@ def get(path):
     if not os.path.isdir(path):
         raise NotADirectoryError("flow.checkpoint.get: %r is a file; a checkpoint is a folder "
                                  "with one sub-folder per variable" % path)
-    if os.path.isfile(os.path.join(path, DATA_FILE)):
+    # One variable's folder: its `out` is no folder (a folder `out` with its own files is the
+    # variable "out" of a checkpoint), or a `meta` file lies beside it.
+    data_path = os.path.join(path, DATA_FILE)
+    if os.path.lexists(data_path) and (not os.path.isdir(data_path)
+                                       or os.path.isfile(os.path.join(path, META_FILE))):
         return FileBackedValue(path, os.path.basename(os.path.normpath(path)))
     values = {}
     any_meta = False
@@ -366,8 +395,8 @@ def get(path):
         directory = os.path.join(path, entry)
         if not os.path.isdir(directory):
             continue
-        has_data = os.path.exists(os.path.join(directory, DATA_FILE))
-        has_meta = os.path.exists(os.path.join(directory, META_FILE))
+        has_data = os.path.lexists(os.path.join(directory, DATA_FILE))
+        has_meta = os.path.lexists(os.path.join(directory, META_FILE))
         any_meta = any_meta or has_meta
         if has_data or has_meta:  # a folder with only `meta` lost its data: FileBackedValue says so
             values[entry] = FileBackedValue(directory, entry)

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -345,9 +344,16 @@ def test_missing_file_is_refused_naming_variable_and_file(tmp_path):
 @pytest.mark.parametrize("meta, error, words", [
     ("shape {\n  dim: 2\n  dim: 2\n}\ndata_type: kDouble\n", ValueError, ["shape (4,)", "(2, 2)"]),
     ("shape {\n  dim: 8\n}\ndata_type: kFloat\n", TypeError, ["float64", "float32"]),
-    ("shape {\n  dim: 4\n}\ndata_type: kFloat16\n", ValueError, ["kFloat16", "not supported"]),
+    ("shape {\n  dim: 16\n}\ndata_type: kFloat16\n", TypeError, ["float64", "float16"]),
+    ("shape {\n  dim: 4\n}\ndata_type: kBFloat16\n", ValueError, ["kBFloat16", "not supported"]),
+    ("shape {\n  dim: 4\n}\ndata_type: 11\n", ValueError, ["kBFloat16", "not supported"]),
     ("shape { dim: 4 ", ValueError, ["not a valid VariableMetaInfo"]),
-], ids=["shape", "dtype", "unsupported_dtype", "malformed"])
+    ("shape {" * 101 + "}" * 101 + "\ndata_type: kDouble\n", ValueError,
+     ["not a valid VariableMetaInfo", "nested more than 100 levels"]),
+    ("a {" * 100000 + "}" * 100000, ValueError,
+     ["not a valid VariableMetaInfo", "nested more than 100 levels"]),
+], ids=["shape", "dtype", "float16_dtype", "unsupported_dtype", "unsupported_dtype_number",
+        "malformed", "nested_too_deep", "nested_far_too_deep"])
 def test_meta_mismatch_is_refused(tmp_path, meta, error, words):
     _save_a_and_b(tmp_path / "c")
     (tmp_path / "c" / "b" / "meta").write_text(meta)
@@ -699,3 +705,67 @@ def test_interface_blob_values_read_and_write_variables():
         flow.experimental.get_interface_blob_value("z")
     with pytest.raises(ValueError, match=r"shape"):
         flow.experimental.set_interface_blob_value("x", np.zeros((3, 2), np.float32))
+
+
+# ---- float16 values and files of the wrong kind -------------------------------------------------
+
+def test_float16_values_are_saved_as_oneflow_kfloat16(tmp_path):
+    """OneFlow 0.3's DataType enum (data_type.proto) has kFloat16 = 9, and its checkpoint.save
+    wrote a float16 variable's meta with it and its raw IEEE half bytes in `out`."""
+    define_two_variables()
+    half = np.array([0.5, -2.0, 65504.0], dtype=np.float16)
+    flow.checkpoint.save(str(tmp_path / "c"), {"h": half, "a": A})
+    assert ((tmp_path / "c" / "h" / "meta").read_text()
+            == "shape {\n  dim: 3\n}\ndata_type: kFloat16\n")
+    assert (tmp_path / "c" / "h" / "out").read_bytes() == half.tobytes()
+    values = flow.checkpoint.get(str(tmp_path / "c"))
+    assert values["h"].dtype == flow.float16 and values["h"].shape == (3,)
+    np.testing.assert_array_equal(values["h"].numpy(), half)
+    # The enum number reads the same.
+    (tmp_path / "c" / "h" / "meta").write_text("shape { dim: 3 }\ndata_type: 9\n")
+    assert flow.checkpoint.get(str(tmp_path / "c"))["h"].dtype == flow.float16
+    # A float16 value is no float32 variable's.
+    with pytest.raises(TypeError) as info:
+        flow.load_variables({"a": flow.checkpoint.get(str(tmp_path / "c"))["h"]})
+    assert "'a'" in str(info.value) and "float32" in str(info.value) and "float16" in str(
+        info.value)
+
+
+def test_a_variable_named_out_is_not_mistaken_for_a_single_variable_folder(tmp_path):
+    define_two_variables()
+    flow.checkpoint.save(str(tmp_path / "c"), {"out": A, "b": B})
+    values = flow.checkpoint.get(str(tmp_path / "c"))
+    assert sorted(values) == ["b", "out"]
+    np.testing.assert_array_equal(values["out"].numpy(), A)
+
+
+def _make_directory(path):
+    os.mkdir(path)
+
+
+def _make_fifo(path):
+    os.mkfifo(path)
+
+
+def _make_broken_link(path):
+    os.symlink(str(path) + "-nowhere", path)
+
+
+@pytest.mark.parametrize("file_name", ["out", "meta"])
+@pytest.mark.parametrize("make, kind", [
+    (_make_directory, "is a directory"),
+    (_make_fifo, "is a special file"),
+    (_make_broken_link, "is a broken symbolic link"),
+], ids=["directory", "fifo", "broken_link"])
+def test_checkpoint_file_of_the_wrong_kind_is_not_called_missing(tmp_path, file_name, make, kind):
+    _save_a_and_b(tmp_path / "c")
+    path = tmp_path / "c" / "b" / file_name
+    os.remove(path)
+    make(path)
+    for target in (tmp_path / "c", tmp_path / "c" / "b"):  # the checkpoint, the single variable
+        with pytest.raises(ValueError) as info:
+            flow.checkpoint.get(str(target))
+        message = str(info.value)
+        assert "'b'" in message and str(path) in message and kind in message, message
+        assert "not a regular file" in message and "missing" not in message
+    _assert_untouched()

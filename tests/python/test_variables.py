@@ -309,3 +309,213 @@ def test_assigning_a_trained_variable_is_a_clear_error():
 
     with pytest.raises(ValueError, match=r"'w' is written in place by two ops"):
         job(np.ones(4, np.float32))
+
+
+# ---- bad arguments -------------------------------------------------------------------------------
+
+def _declare(**kwargs):
+    arguments = dict(name="v", shape=(3,), initializer=flow.ones_initializer())
+    arguments.update(kwargs)
+
+    @flow.global_function()
+    def read() -> tp.Numpy:
+        return flow.get_variable(**arguments)
+
+    return read()
+
+
+@pytest.mark.parametrize("name, words", [
+    ("a/b", ["'a/b'", "must not contain '/'", "'a/b/out'"]),
+    ("a\0b", ["'a\\x00b'", "NUL"]),
+    (".", ["'.'", "folder"]),
+    ("..", ["'..'", "folder"]),
+    ("snapshot_done", ["'snapshot_done'", "reserved", "finished save"]),
+], ids=["slash", "nul", "dot", "dot_dot", "snapshot_done"])
+def test_names_a_checkpoint_cannot_hold_are_refused(name, words):
+    with pytest.raises(ValueError) as info:
+        _declare(name=name)
+    assert str(info.value).startswith("get_variable: name ")
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
+def test_unusual_but_saveable_names_still_work(tmp_path):
+    @flow.global_function()
+    def read() -> Tuple[tp.Numpy, tp.Numpy]:
+        with flow.scope.namespace("snapshot_done"):  # "snapshot_done-x"
+            a = flow.get_variable("x", shape=(2,), initializer=flow.ones_initializer())
+        b = flow.get_variable(".hidden", shape=(2,), initializer=flow.zeros_initializer())
+        return a, b
+
+    read()
+    flow.checkpoint.save(str(tmp_path / "c"))
+    assert sorted(flow.checkpoint.get(str(tmp_path / "c"))) == [".hidden", "snapshot_done-x"]
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(trainable="no"), TypeError, ["'v'", "trainable must be True or False", "'no'"]),
+    (dict(trainable=None), TypeError, ["'v'", "trainable must be True or False", "None"]),
+    (dict(trainable=1), TypeError, ["'v'", "trainable must be True or False", "1"]),
+    (dict(reuse="no"), TypeError, ["'v'", "reuse must be True or False", "'no'"]),
+    (dict(reuse=None), TypeError, ["'v'", "reuse must be True or False", "None"]),
+    (dict(random_seed="a"), TypeError, ["'v'", "random_seed must be an int or None", "'a'"]),
+    (dict(random_seed=1.5), TypeError, ["'v'", "random_seed must be an int or None", "1.5"]),
+    (dict(random_seed=True), TypeError, ["'v'", "random_seed must be an int or None", "True"]),
+    (dict(random_seed=2 ** 64), ValueError, ["'v'", "random_seed must fit in 64 bits"]),
+], ids=["trainable_str", "trainable_none", "trainable_int", "reuse_str", "reuse_none",
+        "seed_str", "seed_float", "seed_bool", "seed_too_big"])
+def test_get_variable_flags_must_have_their_types(kwargs, error, words):
+    with pytest.raises(error) as info:
+        _declare(**kwargs)
+    assert str(info.value).startswith("get_variable 'v': ")
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
+def test_initializer_seed_must_be_an_int():
+    with pytest.raises(TypeError, match="random_normal initializer: seed must be an int or None, "
+                                        "got 'a'"):
+        flow.random_normal_initializer(seed="a")
+    _declare(initializer=flow.random_normal_initializer(seed=np.int64(3)))
+
+
+def test_numpy_bools_and_ints_are_accepted_as_flags(sgd):
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder((4, 3))) -> tp.Numpy:
+        w = flow.get_variable("w", shape=(3,), initializer=flow.ones_initializer(),
+                              trainable=np.bool_(False), reuse=np.bool_(True),
+                              random_seed=np.int64(7))
+        u = flow.get_variable("u", shape=(3,), initializer=flow.ones_initializer())
+        loss = flow.math.reduce_mean(x * w * u)
+        sgd(0.1).minimize(loss)
+        return loss
+
+    train(np.ones((4, 3), np.float32))
+    variables = flow.get_all_variables()
+    np.testing.assert_array_equal(variables["w"].numpy(), np.ones(3))  # not trained
+    assert not np.array_equal(variables["u"].numpy(), np.ones(3))
+
+
+# ---- initializer arguments ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: flow.variance_scaling_initializer(1.0, data_format="junk"),
+     ["variance_scaling_initializer", "data_format", "'junk'"]),
+    (lambda: flow.variance_scaling_initializer(1.0, data_format=None),
+     ["variance_scaling_initializer", "data_format", "None"]),
+    (lambda: flow.glorot_uniform_initializer(data_format="CHWN"),
+     ["variance_scaling_initializer", "data_format", "'CHWN'"]),
+    (lambda: flow.kaiming_initializer((3, 3, 3, 3), data_format="NXXX"),
+     ["kaiming_initializer", "data_format", "'NXXX'"]),
+    (lambda: flow.kaiming_initializer((3, 3), nonlinearity="relu6"),
+     ["kaiming_initializer", "nonlinearity", "'relu6'"]),
+    (lambda: flow.kaiming_initializer((3, 3), mode="fan"),
+     ["kaiming_initializer", "mode", "'fan'"]),
+    (lambda: flow.kaiming_initializer((3, 3), negative_slope="x"),
+     ["kaiming_initializer", "negative_slope", "'x'"]),
+    (lambda: flow.kaiming_initializer((3,)), ["kaiming_initializer", "at least 2 axes", "(3,)"]),
+    (lambda: flow.kaiming_initializer((3, 0)), ["kaiming_initializer", "(3, 0)"]),
+    (lambda: flow.variance_scaling_initializer(mode="fan_x"),
+     ["variance_scaling_initializer", "mode", "'fan_x'"]),
+], ids=["vs_data_format", "vs_data_format_none", "glorot_data_format", "kaiming_data_format",
+        "kaiming_nonlinearity", "kaiming_mode", "kaiming_slope", "kaiming_1d", "kaiming_zero",
+        "vs_mode"])
+def test_bad_initializer_arguments_are_refused(make, words):
+    with pytest.raises(ValueError) as info:
+        make()
+    for word in words:
+        assert word in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("data_format", ["", "NCHW", "NHWC", "NCW", "NDHWC", "nchw",
+                                         "channels_first", "channels_last"])
+def test_known_data_formats_are_accepted(data_format):
+    flow.variance_scaling_initializer(2.0, data_format=data_format)
+    flow.glorot_normal_initializer(data_format)
+    flow.kaiming_initializer((4, 3, 2, 2), data_format=data_format)
+
+
+def test_kaiming_fan_comes_from_its_shape_argument_as_in_oneflow_0_3():
+    """OneFlow 0.3 computed the fan from kaiming_initializer's shape argument, whatever the
+    variable's shape (its documented example passes another shape)."""
+    value = _declare(shape=(200, 300), initializer=flow.kaiming_initializer((64, 16, 3, 3)))
+    std = np.sqrt(2.0 / (16 * 9))
+    assert abs(value.std() / std - 1) < 0.05, (value.std(), std)
+
+
+@pytest.mark.parametrize("kwargs, shape, std", [
+    # He et al.: std = gain / sqrt(fan); gain sqrt(2) for relu and leaky_relu with slope 0
+    (dict(), (300, 200), np.sqrt(2.0 / 200)),
+    (dict(mode="fan_out", nonlinearity="relu"), (300, 200), np.sqrt(2.0 / 300)),
+    (dict(mode="fan_avg", nonlinearity="tanh"), (300, 200), 5.0 / 3 / np.sqrt(250)),
+    (dict(nonlinearity="leaky_relu", negative_slope=1.0), (300, 200), np.sqrt(1.0 / 200)),
+    # convolution weights: NCHW (out, in, kh, kw), NHWC (out, kh, kw, in)
+    (dict(mode="fan_in"), (64, 16, 3, 3), np.sqrt(2.0 / (16 * 9))),
+    (dict(mode="fan_out"), (64, 16, 3, 3), np.sqrt(2.0 / (64 * 9))),
+    (dict(mode="fan_out", data_format="NHWC"), (64, 3, 3, 16), np.sqrt(2.0 / (64 * 9))),
+], ids=["default", "fan_out", "fan_avg_tanh", "leaky_slope_1", "conv_fan_in", "conv_fan_out",
+        "conv_nhwc_fan_out"])
+def test_kaiming_initializer_uses_the_fan_of_its_shape(kwargs, shape, std):
+    value = _declare(shape=shape, initializer=flow.kaiming_initializer(shape, **kwargs))
+    assert value.shape == shape
+    assert abs(value.mean()) < 0.1 * std
+    assert abs(value.std() / std - 1) < 0.05, (value.std(), std)
+
+
+def test_kaiming_uniform_bound():
+    # He et al. uniform: U(-sqrt(6 / fan_in), sqrt(6 / fan_in)) for relu
+    bound = np.sqrt(6.0 / 200)
+    value = _declare(shape=(300, 200), initializer=flow.kaiming_initializer(
+        (300, 200), distribution="random_uniform", nonlinearity="relu"))
+    assert np.abs(value).max() <= bound * (1 + 1e-6) and np.abs(value).max() > 0.99 * bound
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"variance_norm": "kFanX"}, ["'variance_norm'", "'kFanIn'", "got 'kFanX'"]),
+    ({"variance_norm": 5}, ["'variance_norm'", "got 5"]),
+    ({"variance_norm": ["kFanIn"]}, ["'variance_norm'", "got ['kFanIn']"]),
+    ({"distribution": "kNormal"}, ["'distribution'", "'kRandomNormal'", "got 'kNormal'"]),
+    ({"data_format": "junk"}, ["'data_format'", "got 'junk'"]),
+], ids=["variance_norm", "variance_norm_number", "variance_norm_list", "distribution",
+        "data_format"])
+def test_bad_variance_scaling_conf_shows_the_bad_value(fields, words):
+    with pytest.raises(ValueError) as info:
+        flow.FunctionConfig().default_initializer_conf({"variance_scaling_conf": fields})
+    message = str(info.value)
+    assert message.startswith("FunctionConfig.default_initializer_conf: 'variance_scaling_conf'")
+    for word in words:
+        assert word in message, message
+
+
+def test_variance_scaling_conf_spellings_of_oneflow_03_are_accepted():
+    config = flow.FunctionConfig()
+    config.default_initializer_conf({"variance_scaling_conf": {
+        "scale": 2.0, "variance_norm": "kFanOut", "distribution": "kRandomNormal",
+        "data_format": "channels_last"}})
+    config.default_initializer_conf({"variance_scaling_conf": {
+        "variance_norm": 2, "distribution": 0, "data_format": "channels_first"}})
+
+    @flow.global_function(function_config=config)
+    def read() -> tp.Numpy:
+        return flow.get_variable("v", shape=(400, 100))
+
+    value = read()
+    # fan_avg 250, truncated normal with variance scale / fan
+    assert abs(value.std() / np.sqrt(1.0 / 250) - 1) < 0.05
+
+
+@pytest.mark.parametrize("data_format, shape, mode, fan", [
+    # OneFlow 0.3's GenInitialFan: fan_in = every axis but the first; fan_out = the first axis
+    # times the kernel axes (after it channels first, before the last axis channels last)
+    ("NCHW", (32, 8, 3, 5), "fan_in", 8 * 3 * 5),
+    ("NCHW", (32, 8, 3, 5), "fan_out", 32 * 3 * 5),
+    ("NHWC", (32, 3, 5, 8), "fan_in", 3 * 5 * 8),
+    ("NHWC", (32, 3, 5, 8), "fan_out", 32 * 3 * 5),
+    ("NHWC", (32, 3, 5, 8), "fan_avg", (3 * 5 * 8 + 32 * 3 * 5) / 2),
+    ("", (400, 300), "fan_out", 400),
+], ids=["nchw_in", "nchw_out", "nhwc_in", "nhwc_out", "nhwc_avg", "dense_out"])
+def test_variance_scaling_fans_follow_the_data_format(data_format, shape, mode, fan):
+    initializer = flow.variance_scaling_initializer(2.0, mode, "random_normal", data_format)
+    value = _declare(shape=shape, initializer=initializer)
+    std = np.sqrt(2.0 / fan)
+    assert abs(value.std() / std - 1) < 0.05, (value.std(), std)

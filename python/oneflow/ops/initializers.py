@@ -5,19 +5,26 @@ explicit seed, the seed is derived from the variable's name.
 """
 import math
 import numbers
+import re
 
-from oneflow.framework import dtypes
+from oneflow.framework import dtypes, shapes
 
 
 class InitializerConf:
-    def __init__(self, kind, args, seed=None):
+    """`shape`, where not None, is the shape kaiming_initializer(shape) computed its fan from;
+    as in OneFlow 0.3 it is used whatever the variable's shape."""
+
+    def __init__(self, kind, args, seed=None, shape=None):
         for value in args:
             if not isinstance(value, numbers.Real):
                 raise TypeError("%s initializer: its values must be real numbers, got %r"
                                 % (kind, value))
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+            raise TypeError("%s initializer: seed must be an int or None, got %r" % (kind, seed))
         self.kind = kind
         self.args = [float(a) for a in args]
         self.seed = seed
+        self.shape = shape
 
     def __repr__(self):
         return "InitializerConf(%s, %r, seed=%r)" % (self.kind, self.args, self.seed)
@@ -69,20 +76,43 @@ def truncated_normal(stddev=1.0):
     return truncated_normal_initializer(0.0, stddev)
 
 
+def _data_format(data_format, what):
+    """"channels_first", "channels_last" or "" for a data_format as OneFlow 0.3 spelt it: "NC..."
+    (e.g. "NCHW"), "N...C" (e.g. "NHWC") or "" (the default); also "channels_first" /
+    "channels_last" (what 0.3 stored in VarianceScalingInitializerConf.data_format)."""
+    if isinstance(data_format, str):
+        if data_format in ("", "channels_first", "channels_last"):
+            return data_format
+        upper = data_format.upper()
+        if re.fullmatch(r"NC[A-Z]*", upper):
+            return "channels_first"
+        if re.fullmatch(r"N[A-Z]*C", upper):
+            return "channels_last"
+    raise ValueError("%s: data_format must be \"NC...\" (channels first, e.g. \"NCHW\"), "
+                     "\"N...C\" (channels last, e.g. \"NHWC\"), \"channels_first\", "
+                     "\"channels_last\" or \"\", got %r" % (what, data_format))
+
+
 def variance_scaling_initializer(
     scale=1.0, mode="fan_in", distribution="truncated_normal", data_format="", seed=None
 ):
+    """The fans come from the variable's shape as OneFlow 0.3's GenInitialFan took them: fan_in
+    is the product of every axis but the first; fan_out is the first axis times the kernel
+    axes, (out, in, *kernel) channels first (the default) or (out, *kernel, in) channels last
+    ("N...C")."""
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0:
         raise ValueError("variance_scaling_initializer: scale must be a positive number, got %r"
                          % (scale,))
     if mode not in _MODES:
-        raise ValueError("variance_scaling_initializer: mode must be one of %s" % sorted(_MODES))
+        raise ValueError("variance_scaling_initializer: mode must be one of %s, got %r"
+                         % (sorted(_MODES), mode))
     if distribution not in _DISTRIBUTIONS:
-        raise ValueError(
-            "variance_scaling_initializer: distribution must be one of %s" % sorted(_DISTRIBUTIONS)
-        )
+        raise ValueError("variance_scaling_initializer: distribution must be one of %s, got %r"
+                         % (sorted(_DISTRIBUTIONS), distribution))
+    channels_last = _data_format(data_format, "variance_scaling_initializer") == "channels_last"
     return InitializerConf(
-        "variance_scaling", [scale, _MODES[mode], _DISTRIBUTIONS[distribution]], seed
+        "variance_scaling",
+        [scale, _MODES[mode], _DISTRIBUTIONS[distribution], 1.0 if channels_last else 0.0], seed
     )
 
 
@@ -98,13 +128,58 @@ xavier_uniform_initializer = glorot_uniform_initializer
 xavier_normal_initializer = glorot_normal_initializer
 
 
+_NONLINEARITIES = (None, "sigmoid", "tanh", "relu", "leaky_relu")
+
+
 def kaiming_initializer(
     shape=None, distribution="random_normal", mode="fan_in", nonlinearity="leaky_relu",
     negative_slope=0.0, data_format="NCHW",
 ):
-    gains = {"relu": 2.0, "leaky_relu": 2.0 / (1 + negative_slope ** 2), "tanh": (5.0 / 3) ** 2}
-    scale = gains.get(nonlinearity, 1.0)
-    return variance_scaling_initializer(scale, mode, distribution, data_format)
+    """He et al.'s initializer: standard deviation gain / sqrt(fan). As in OneFlow 0.3, `shape`
+    is the shape of the variable it initializes (at least 2 axes: out, in, *kernel for
+    "NC..." data formats, out, *kernel, in for "N...C" ones), and the fan is computed from it;
+    get_variable refuses a variable of another shape. Without `shape` (an extension) the fan
+    comes from the variable's shape in the channels-first layout."""
+    what = "kaiming_initializer"
+    if mode not in _MODES:
+        raise ValueError("%s: mode must be one of %s, got %r" % (what, sorted(_MODES), mode))
+    if distribution not in _DISTRIBUTIONS:
+        raise ValueError("%s: distribution must be one of %s, got %r"
+                         % (what, sorted(_DISTRIBUTIONS), distribution))
+    if nonlinearity not in _NONLINEARITIES:
+        raise ValueError("%s: nonlinearity must be one of %s, got %r"
+                         % (what, ", ".join(map(repr, _NONLINEARITIES)), nonlinearity))
+    if negative_slope is None:  # OneFlow 0.3's CalcGain: leaky_relu's default slope
+        negative_slope = 0.01
+    if isinstance(negative_slope, bool) or not isinstance(negative_slope, numbers.Real) \
+            or not math.isfinite(negative_slope):
+        raise ValueError("%s: negative_slope must be a finite number, got %r"
+                         % (what, negative_slope))
+    layout = _data_format(data_format, what) or "channels_first"
+    gain_squared = {None: 1.0, "sigmoid": 1.0, "tanh": (5.0 / 3) ** 2, "relu": 2.0,
+                    "leaky_relu": 2.0 / (1 + negative_slope ** 2)}[nonlinearity]
+    if shape is None:
+        return variance_scaling_initializer(gain_squared, mode, distribution, data_format)
+    shape = shapes.to_shape(shape, what)
+    if len(shape) < 2 or 0 in shape:
+        raise ValueError("%s: shape must be a weight's shape, with at least 2 axes and no zero "
+                         "dimension (out, in, *kernel), got %r" % (what, shape))
+    # OneFlow 0.3's _CalcFan.
+    if len(shape) == 2:
+        fan_in, fan_out = shape[1], shape[0]
+    else:
+        fan_in = math.prod(shape[1:])
+        kernel = shape[2:] if layout == "channels_first" else shape[1:-1]
+        fan_out = shape[0] * math.prod(kernel)
+    fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[mode]
+    std = math.sqrt(gain_squared / fan)
+    if distribution == "random_uniform":
+        bound = math.sqrt(3.0) * std
+        return InitializerConf("random_uniform", [-bound, bound], shape=shape)
+    if distribution == "random_normal":
+        return InitializerConf("random_normal", [0.0, std], shape=shape)
+    # truncated at 2 stddev, scaled as variance_scaling_initializer's
+    return InitializerConf("truncated_normal", [0.0, std / 0.87962566103423978], shape=shape)
 
 
 _VARIANCE_NORMS = {"kFanIn": "fan_in", "kFanOut": "fan_out", "kAverage": "fan_avg", 0: "fan_in",
@@ -154,9 +229,17 @@ def from_conf(conf, what):
     kwargs = {argument: fields.get(field, default)
               for field, (argument, default) in field_table.items()}
     if kind == "variance_scaling_conf":
-        for argument, names in (("mode", _VARIANCE_NORMS),
-                                ("distribution", _RANDOM_DISTRIBUTIONS)):
-            kwargs[argument] = names.get(kwargs[argument], kwargs[argument])
+        for field, argument, names in (("variance_norm", "mode", _VARIANCE_NORMS),
+                                       ("distribution", "distribution", _RANDOM_DISTRIBUTIONS)):
+            value = kwargs[argument]
+            if field not in fields:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (str, numbers.Integral)) \
+                    or value not in names:
+                raise ValueError("%s: %r field %r must be one of %s, got %r"
+                                 % (what, kind, field, ", ".join(map(repr, names)), value))
+            kwargs[argument] = names[value]
+        _data_format(kwargs["data_format"], "%s: %r field 'data_format'" % (what, kind))
     return make(**kwargs)
 
 

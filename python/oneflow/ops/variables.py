@@ -1,5 +1,8 @@
 """flow.get_variable: a persistent blob owned by the session, shared by name across jobs."""
+import numbers
 import zlib
+
+import numpy as np
 
 from oneflow.framework import dtypes, shapes
 from oneflow.framework import op_builder
@@ -17,7 +20,20 @@ def get_variable(
         raise ValueError("get_variable %r: shape is required" % name)
     shape = shapes.to_shape(shape, "get_variable %r" % name)
     dtype = dtypes.check(dtype, "get_variable %r dtype" % name)
+    for argument, value in (("trainable", trainable), ("reuse", reuse)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError("get_variable %r: %s must be True or False, got %r (a non-bool would "
+                            "be taken by its truth value: bool('no') is True)"
+                            % (name, argument, value))
+    if random_seed is not None and (isinstance(random_seed, (bool, np.bool_))
+                                    or not isinstance(random_seed, numbers.Integral)):
+        raise TypeError("get_variable %r: random_seed must be an int or None, got %r"
+                        % (name, random_seed))
+    if random_seed is not None and not -2 ** 63 <= random_seed < 2 ** 63:
+        raise ValueError("get_variable %r: random_seed must fit in 64 bits (-2**63 <= seed < "
+                         "2**63), got %r" % (name, random_seed))
     full_name = session.scope.full_name(name)
+    _check_saveable_name(full_name)
     known = session.variables.get(full_name)
     if known is not None and known != (shape, dtype):
         raise ValueError(
@@ -65,7 +81,7 @@ def get_variable(
         "initializer": initializer.kind,
         "initializer_args": initializer.args,
         "seed": int(seed),
-        "trainable": bool(trainable),
+        "trainable": bool(trainable),  # checked above: a bool or numpy bool
         "split_axis": split_axis,
         "l1": regularizer.l1 if regularizer else 0.0,
         "l2": regularizer.l2 if regularizer else 0.0,
@@ -77,6 +93,30 @@ def get_variable(
     blob = _gathered_if_sharded(session, full_name, blob)
     session.tracing_job.variable_blobs[full_name] = blob
     return blob
+
+
+def _check_saveable_name(full_name):
+    """A variable is saved in the checkpoint folder <name>/ beside the file snapshot_done, and
+    its blob is named <name>/out ('/' separates an op name from its blob name, as in OneFlow
+    0.3's logical blob names), so names that no folder can have are refused up front."""
+    from oneflow import checkpoint
+
+    if "/" in full_name:
+        raise ValueError("get_variable: name %r must not contain '/': '/' separates an op name "
+                         "from its blob name (%r would read as blob 'out' of op %r), and a "
+                         "checkpoint keeps each variable in a folder named after it"
+                         % (full_name, full_name + "/out", full_name.split("/")[0]))
+    if "\0" in full_name:
+        raise ValueError("get_variable: name %r must not contain a NUL character: a checkpoint "
+                         "keeps each variable in a folder named after it" % full_name)
+    if full_name in (".", ".."):
+        raise ValueError("get_variable: name %r cannot name a variable: a checkpoint keeps each "
+                         "variable in a folder named after it, and %r is no folder name"
+                         % (full_name, full_name))
+    if full_name == checkpoint.DONE_FILE:
+        raise ValueError("get_variable: name %r is reserved: a checkpoint keeps each variable in "
+                         "a folder named after it, beside the file %r that marks a finished save"
+                         % (full_name, checkpoint.DONE_FILE))
 
 
 def _shards_optimizer_state(session, shape, trainable):
