@@ -104,12 +104,16 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_schedule_rate_at_each_step(name):
-    make, closed_form = CASES[name]
-    steps = 10
+def assert_rates_follow(case, steps=10):
+    """case: (make the scheduler, closed form of step t's rate); rtol: rates are float32."""
+    make, closed_form = case
     expected = [closed_form(t) for t in range(steps)]
     np.testing.assert_allclose(observed_rates(make, steps), expected, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_schedule_rate_at_each_step(name):
+    assert_rates_follow(CASES[name])
 
 
 def test_issue_example_piecewise_constant_switches_after_the_boundary():
@@ -223,11 +227,7 @@ EDGE_CASES = {
 
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
 def test_legitimate_edge_values_train(name):
-    make, closed_form = EDGE_CASES[name]
-    steps = 8
-    expected = [closed_form(t) for t in range(steps)]
-    # rtol: the rate is rounded to float32.
-    np.testing.assert_allclose(observed_rates(make, steps), expected, rtol=1e-6, atol=1e-9)
+    assert_rates_follow(EDGE_CASES[name], steps=8)
 
 
 def test_a_rate_that_overflows_float32_fails_that_step_and_leaves_the_variable():
