@@ -327,7 +327,7 @@ class _Input:
 
     def __init__(self, op_name, placeholder, parts, per_device_shapes=False):
         self.op_name, self.placeholder, self.parts = op_name, placeholder, parts
-        self.per_device_shapes = per_device_shapes  # fed by _ragged_inputs
+        self.per_device_shapes = per_device_shapes  # fed by _per_device_shaped_inputs
 
 
 def _add_input(session, desc, label, op_name, annotation):
