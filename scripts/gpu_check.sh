@@ -154,7 +154,25 @@ use_carried_packages() {
   find "$prefix" -name '*.pc' -exec sed -i \
     -e "s|=/usr|=$prefix/usr|g" -e "s|-I/usr|-I$prefix/usr|g" -e "s|-L/usr|-L$prefix/usr|g" {} +
   find "$prefix" -name '*.cmake' -exec sed -i "s|\"/usr/|\"$prefix/usr/|g" {} +
-  local lib=$prefix/usr/lib/x86_64-linux-gnu
+  local lib=$prefix/usr/lib/x86_64-linux-gnu link target soname folder
+  # A development link (libz.so, libssl.so) names a runtime library that is not carried (the
+  # machine has its own, maybe of another minor version): point it at the machine's library of
+  # the same soname. Left dangling, CMake and pkg-config take the static archive beside it, which
+  # cannot go into a shared library (libz.a is not position-independent).
+  for link in "$lib"/lib*.so; do
+    [[ -L "$link" ]] || continue
+    target=$(readlink "$link")
+    [[ "$target" == /* ]] && target=$prefix$target || target=$lib/$target
+    [[ -e "$target" ]] && continue
+    soname=$(basename "$target" | sed -E 's/^(lib.*\.so\.[0-9]+).*/\1/')
+    for folder in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64; do
+      if [[ -e "$folder/$soname" ]]; then
+        ln -sfn "$folder/$soname" "$link"
+        echo "carried packages: $(basename "$link") -> $folder/$soname"
+        break
+      fi
+    done
+  done
   export PATH="$prefix/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$lib:$lib/openblas-openmp:$prefix/usr/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PKG_CONFIG_PATH="$lib/pkgconfig:$prefix/usr/share/pkgconfig"
@@ -349,14 +367,14 @@ cpp_tests() {
   echo "(whole log: $log)"
   return $status
 }
-stage ctest 120 cpp_tests
+stage ctest 100 cpp_tests
 
 if [[ $build_python == ON ]]; then
   xdist=()
   python_has xdist && xdist=(-n "$workers")
-  stage pytest_test_gpu 120 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
+  stage pytest_test_gpu 100 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
   # The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
-  stage pytest_gpu_pass 150 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
+  stage pytest_gpu_pass 120 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
     --ignore=tests/python/test_gpu.py tests/python
 
   # -------------------------------------------------------------- benchmark
