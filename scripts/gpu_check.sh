@@ -324,13 +324,54 @@ if [[ ! -d /usr/lib/cmake/pybind11 ]] && python_has pybind11; then
   cmake_extra+=("-Dpybind11_DIR=$("$python" -m pybind11 --cmakedir)")
 fi
 
+# The C++ runtime. A compiler that links libstdc++ statically (the H200 image's /opt/gcc did) put
+# a private copy of it into liboneflow.so, beside the shared one that the carried libraries and
+# Python's other extensions load: the two disagreed on locale facets, and the first error message
+# that formatted a number crashed (std::ostream << long, a segfault). A probe library tells; the
+# build then names the system's shared libstdc++.so.6 (a file, not a -l search) first, so no
+# archive member is pulled in: for an archive-only libstdc++ and -static-libstdc++ specs alike.
+cxx=${CXX:-$(command -v c++ || command -v g++ || true)}
+links_shared_stdcxx() {  # links_shared_stdcxx [LINKER FLAGS...]: the probe needs libstdc++.so.6
+  local probe=/tmp/oneflow-stdcxx-probe
+  mkdir -p "$probe" || return
+  printf '%s\n' '#include <sstream>' \
+    'std::string f(long v) { std::ostringstream s; s << v; return s.str(); }' >"$probe/probe.cpp"
+  "$cxx" -shared -fPIC "$@" -o "$probe/libprobe.so" "$probe/probe.cpp" >/dev/null 2>&1 \
+    && readelf -d "$probe/libprobe.so" | grep -q 'NEEDED.*libstdc++\.so\.6'
+}
+if [[ -n "$cxx" ]]; then
+  cmake_extra+=("-DCMAKE_CXX_COMPILER=$cxx")
+  if ! links_shared_stdcxx; then
+    shared_stdcxx=""
+    for folder in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64; do
+      if [[ -e "$folder/libstdc++.so.6" ]]; then
+        shared_stdcxx=-Wl,--push-state,--no-as-needed,$folder/libstdc++.so.6,--pop-state
+        break
+      fi
+    done
+    if [[ -n "$shared_stdcxx" ]] && links_shared_stdcxx "$shared_stdcxx"; then
+      echo "C++ runtime: $cxx links libstdc++ statically; the build links $folder/libstdc++.so.6"
+      for kind in SHARED MODULE EXE; do
+        cmake_extra+=("-DCMAKE_${kind}_LINKER_FLAGS=$shared_stdcxx")
+      done
+    else
+      echo "WARNING: $cxx links libstdc++ statically and no shared libstdc++.so.6 helps:" \
+        "the first error message may crash"
+    fi
+  fi
+fi
+
 build() {
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DONEFLOW_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc_path" \
     -DPython3_EXECUTABLE="$python" -DONEFLOW_BUILD_TESTS=ON -DONEFLOW_BUILD_PYTHON="$build_python" \
     "${cmake_extra[@]}" || return
   cmake --build "$build_dir" --parallel "$cores" \
-    ${GPU_CHECK_BUILD_TARGET:+--target "$GPU_CHECK_BUILD_TARGET"}
+    ${GPU_CHECK_BUILD_TARGET:+--target "$GPU_CHECK_BUILD_TARGET"} || return
+  if [[ -e "$build_dir/liboneflow.so" ]] \
+      && ! readelf -d "$build_dir/liboneflow.so" | grep -q 'NEEDED.*libstdc++\.so\.6'; then
+    echo "WARNING: liboneflow.so carries its own libstdc++ (see 'The C++ runtime' above)"
+  fi
 }
 stage build 360 build
 
@@ -374,7 +415,8 @@ if [[ $build_python == ON ]]; then
   python_has xdist && xdist=(-n "$workers")
   stage pytest_test_gpu 100 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
   # The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
-  stage pytest_gpu_pass 120 "$python" -m pytest -q -p no:cacheprovider "${xdist[@]}" -k gpu \
+  stage pytest_gpu_pass 120 "$python" -m pytest -q -rf --tb=short -p no:cacheprovider \
+    "${xdist[@]}" -k gpu \
     --ignore=tests/python/test_gpu.py tests/python
 
   # -------------------------------------------------------------- benchmark

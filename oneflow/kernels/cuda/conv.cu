@@ -189,6 +189,8 @@ class CudnnConvKernel final : public Kernel {
       if (shape->elem_count() == 0) { empty_ = true; }
     }
     result_count_ = ctx.Desc(arguments_.result).shape.elem_count();
+    shapes_ = "input " + activation.ToString() + ", filter " + weight.ToString() + " and output " +
+              output.ToString();
     const Shape wide_activation(wide_dims);
     wide_count_ = wide_ ? wide_activation.elem_count() : 0;
     const cudnnTensorFormat_t format = channels_first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
@@ -276,65 +278,93 @@ class CudnnConvKernel final : public Kernel {
   }
 
  private:
-  // The first algorithm of cuDNN's heuristic ranking that is supported and whose workspace fits.
-  void ChooseAlgorithm(cudnnHandle_t handle) {
+  // The first algorithm of cuDNN's heuristic ranking that is supported and whose workspace fits;
+  // where the ranking offers none (cuDNN 9 on an H200 ranked no legacy algorithm for some of
+  // CudaKernels.Convolution's shapes), the first that cuDNN's measured search ran successfully
+  // (cudnnFind*: it runs each algorithm once, in scratch memory of its own).
+  template <typename Perf, typename Algorithm, typename Rank, typename Find, typename Bytes>
+  static bool PickAlgorithm(Rank rank, Find find, Bytes workspace_bytes, Algorithm* algorithm,
+                            size_t* bytes) {
     constexpr int kRequested = 16;
+    Perf results[kRequested];
     int returned = 0;
+    auto first_fitting = [&]() {
+      for (int i = 0; i < returned; ++i) {
+        size_t needed = 0;
+        if (results[i].status != CUDNN_STATUS_SUCCESS ||
+            workspace_bytes(results[i].algo, &needed) != CUDNN_STATUS_SUCCESS ||
+            needed > kMaxWorkspaceBytes) {
+          continue;
+        }
+        *algorithm = results[i].algo;
+        *bytes = needed;
+        return true;
+      }
+      return false;
+    };
+    if (rank(kRequested, &returned, results) == CUDNN_STATUS_SUCCESS && first_fitting()) {
+      return true;
+    }
+    returned = 0;
+    return find(kRequested, &returned, results) == CUDNN_STATUS_SUCCESS && first_fitting();
+  }
+
+  void ChooseAlgorithm(cudnnHandle_t handle) {
     bool found = false;
     if constexpr (kPass == ConvPass::kForward) {
-      cudnnConvolutionFwdAlgoPerf_t results[kRequested];
-      OF_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-          handle, x_desc_, w_desc_, conv_desc_, y_desc_, kRequested, &returned, results));
-      for (int i = 0; i < returned && !found; ++i) {
-        if (results[i].status != CUDNN_STATUS_SUCCESS) { continue; }
-        size_t bytes = 0;
-        if (cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_, w_desc_, conv_desc_, y_desc_,
-                                                    results[i].algo,
-                                                    &bytes) != CUDNN_STATUS_SUCCESS ||
-            bytes > kMaxWorkspaceBytes) {
-          continue;
-        }
-        forward_algorithm_ = results[i].algo;
-        workspace_bytes_ = bytes;
-        found = true;
-      }
+      found = PickAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
+          [&](int requested, int* returned, cudnnConvolutionFwdAlgoPerf_t* results) {
+            return cudnnGetConvolutionForwardAlgorithm_v7(handle, x_desc_, w_desc_, conv_desc_,
+                                                          y_desc_, requested, returned, results);
+          },
+          [&](int requested, int* returned, cudnnConvolutionFwdAlgoPerf_t* results) {
+            return cudnnFindConvolutionForwardAlgorithm(handle, x_desc_, w_desc_, conv_desc_,
+                                                        y_desc_, requested, returned, results);
+          },
+          [&](cudnnConvolutionFwdAlgo_t algorithm, size_t* bytes) {
+            return cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_, w_desc_, conv_desc_,
+                                                           y_desc_, algorithm, bytes);
+          },
+          &forward_algorithm_, &workspace_bytes_);
     } else if constexpr (kPass == ConvPass::kBackwardData) {
-      cudnnConvolutionBwdDataAlgoPerf_t results[kRequested];
-      OF_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-          handle, w_desc_, y_desc_, conv_desc_, x_desc_, kRequested, &returned, results));
-      for (int i = 0; i < returned && !found; ++i) {
-        if (results[i].status != CUDNN_STATUS_SUCCESS) { continue; }
-        size_t bytes = 0;
-        if (cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_, y_desc_, conv_desc_,
-                                                         x_desc_, results[i].algo,
-                                                         &bytes) != CUDNN_STATUS_SUCCESS ||
-            bytes > kMaxWorkspaceBytes) {
-          continue;
-        }
-        data_algorithm_ = results[i].algo;
-        workspace_bytes_ = bytes;
-        found = true;
-      }
+      found = PickAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
+          [&](int requested, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results) {
+            return cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                handle, w_desc_, y_desc_, conv_desc_, x_desc_, requested, returned, results);
+          },
+          [&](int requested, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results) {
+            return cudnnFindConvolutionBackwardDataAlgorithm(
+                handle, w_desc_, y_desc_, conv_desc_, x_desc_, requested, returned, results);
+          },
+          [&](cudnnConvolutionBwdDataAlgo_t algorithm, size_t* bytes) {
+            return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_, y_desc_,
+                                                                conv_desc_, x_desc_, algorithm,
+                                                                bytes);
+          },
+          &data_algorithm_, &workspace_bytes_);
     } else {
-      cudnnConvolutionBwdFilterAlgoPerf_t results[kRequested];
-      OF_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-          handle, x_desc_, y_desc_, conv_desc_, w_desc_, kRequested, &returned, results));
-      for (int i = 0; i < returned && !found; ++i) {
-        if (results[i].status != CUDNN_STATUS_SUCCESS) { continue; }
-        size_t bytes = 0;
-        if (cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, x_desc_, y_desc_, conv_desc_,
-                                                           w_desc_, results[i].algo,
-                                                           &bytes) != CUDNN_STATUS_SUCCESS ||
-            bytes > kMaxWorkspaceBytes) {
-          continue;
-        }
-        filter_algorithm_ = results[i].algo;
-        workspace_bytes_ = bytes;
-        found = true;
-      }
+      found = PickAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          [&](int requested, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results) {
+            return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                handle, x_desc_, y_desc_, conv_desc_, w_desc_, requested, returned, results);
+          },
+          [&](int requested, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results) {
+            return cudnnFindConvolutionBackwardFilterAlgorithm(
+                handle, x_desc_, y_desc_, conv_desc_, w_desc_, requested, returned, results);
+          },
+          [&](cudnnConvolutionBwdFilterAlgo_t algorithm, size_t* bytes) {
+            return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, x_desc_, y_desc_,
+                                                                  conv_desc_, w_desc_, algorithm,
+                                                                  bytes);
+          },
+          &filter_algorithm_, &workspace_bytes_);
     }
-    OF_CHECK(found) << "cuDNN offers no convolution algorithm for this shape within "
-                    << kMaxWorkspaceBytes << " bytes of workspace";
+    if (!found) {
+      throw Error(ErrorKind::kNotImplemented)
+          << "conv: cuDNN has no algorithm for " << shapes_
+          << " (neither ranked nor found by a measured search) within " << kMaxWorkspaceBytes
+          << " bytes of workspace";
+    }
     algorithm_chosen_ = true;
   }
 
@@ -348,6 +378,7 @@ class CudnnConvKernel final : public Kernel {
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr;
   cudnnFilterDescriptor_t w_desc_ = nullptr;
   cudnnConvolutionDescriptor_t conv_desc_ = nullptr;
+  std::string shapes_;  // for errors
   bool algorithm_chosen_ = false;
   cudnnConvolutionFwdAlgo_t forward_algorithm_{};
   cudnnConvolutionBwdDataAlgo_t data_algorithm_{};

@@ -252,10 +252,21 @@ class IterationKeys {
   uint64_t seed_key_;
 };
 
+// low + range * u rounded twice, as the CPU kernel: nvcc would contract it into one FMA (x86-64's
+// baseline has none), and the numbers would differ from the CPU's in the last bit.
+__device__ __forceinline__ float LowPlusRangeTimes(float low, float range, float u) {
+  return __fadd_rn(low, __fmul_rn(range, u));
+}
+__device__ __forceinline__ double LowPlusRangeTimes(double low, double range, double u) {
+  return __dadd_rn(low, __dmul_rn(range, u));
+}
+
 template <typename T>
 __global__ void RandomUniformKernel(int64_t n, LogicalRows rows, uint64_t key, T low, T range,
                                     T* out) {
-  OF_GRID_STRIDE_LOOP(e, n) { out[e] = low + range * Uniform01(RandomBits(rows, key, e), T()); }
+  OF_GRID_STRIDE_LOOP(e, n) {
+    out[e] = LowPlusRangeTimes(low, range, Uniform01(RandomBits(rows, key, e), T()));
+  }
 }
 
 // Box-Muller on the two 32-bit halves of an element's bits.

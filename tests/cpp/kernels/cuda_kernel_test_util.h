@@ -121,7 +121,7 @@ inline void ExpectClose(const HostTensor& actual, const HostTensor& expected, do
   int64_t failures = 0;
   for (int64_t i = 0; i < expected.desc.shape.elem_count() && failures < 10; ++i) {
     const double a = ValueAt(actual, i), e = ValueAt(expected, i);
-    if (std::isnan(e) && std::isnan(a)) { continue; }
+    if (a == e || (std::isnan(e) && std::isnan(a))) { continue; }  // equal infinities too
     if (!(std::abs(a - e) <= atol + rtol * std::abs(e))) {
       ADD_FAILURE() << "element " << i << ": gpu " << a << ", cpu " << e;
       ++failures;
