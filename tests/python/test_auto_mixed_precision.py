@@ -43,13 +43,19 @@ def train_losses(amp, device_tag, sgd, steps=5):
 
 
 @pytest.mark.parametrize("device_tag", ["cpu", "gpu"])
-def test_without_gpus_amp_trains_like_float32(device_tag, sgd):
+def test_amp_trains_like_float32(device_tag, sgd):
+    """Without GPUs in use (or on cpu placements) AMP changes nothing: the float32 training,
+    number for number. On a GPU the matmuls run in float16 (under dynamic loss scaling): the
+    float32 losses to float16's precision, and the loss falls as in float32."""
+    on_gpu = device_tag == "gpu" and flow.sysconfig.gpus_in_use() > 0
     plain = train_losses(False, device_tag, sgd)
     amp = train_losses(True, device_tag, sgd)
+    rtol, atol = (2e-2, 2e-2) if on_gpu else (0, 1e-6)
     for expected, got in zip(plain, amp):
         assert got.dtype == np.float32
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
     assert plain[-1].mean() < plain[0].mean()
+    assert amp[-1].mean() < amp[0].mean()
 
 
 def test_note_once_per_process(monkeypatch, capsys, sgd):

@@ -202,10 +202,10 @@ TEST(AutoMixedPrecision, MlpTrainDifferentiatesThroughTheCasts) {
     EXPECT_EQ(job.LogicalBlobDesc(InputLbn(op, "model_diff")).data_type, kFloat);
   }
   EXPECT_EQ(update_models, (std::set<std::string>{"w1/out_0", "b1/out_0", "w2/out_0", "b2/out_0"}));
-  // No loss scale configured: dynamic loss scaling with OneFlow 0.3's defaults.
+  // No loss scale configured: dynamic loss scaling with PyTorch GradScaler's defaults.
   const TrainConf& train = completed.job_conf().train_conf();
   ASSERT_TRUE(train.has_dynamic_loss_scale());
-  EXPECT_DOUBLE_EQ(train.dynamic_loss_scale().initial_loss_scale(), 1073741824.0);
+  EXPECT_DOUBLE_EQ(train.dynamic_loss_scale().initial_loss_scale(), 65536.0);  // GradScaler
   EXPECT_EQ(train.dynamic_loss_scale().increment_period(), 2000);
   EXPECT_DOUBLE_EQ(train.dynamic_loss_scale().multiplier(), 2.0);
   EXPECT_TRUE(job.HasOp(LossScaleVariableName("train")));
