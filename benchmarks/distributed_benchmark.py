@@ -88,7 +88,7 @@ def run_oneflow_allreduce(elements, iterations):
         return total
 
     tick = np.zeros((1,), np.float32)
-    assert float(np.asarray(allreduce(tick))) == elements  # the sum of ones, once
+    assert np.asarray(allreduce(tick)).item() == elements  # the sum of ones, once
     best = float("inf")
     for _ in range(iterations):
         start = time.perf_counter()

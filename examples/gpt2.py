@@ -139,7 +139,7 @@ def main():
     loss = float("nan")
     for step in range(args.steps):
         start = time.perf_counter()
-        loss = float(train_job(tokens, targets))
+        loss = train_job(tokens, targets).item()
         print("step %d: loss %.4f (%.2f s)" % (step + 1, loss, time.perf_counter() - start))
     return 0 if np.isfinite(loss) else 1
 

@@ -1,5 +1,8 @@
 #include "oneflow/device/cuda_info.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #ifdef ONEFLOW_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -10,6 +13,8 @@ namespace {
 
 CudaInfo QueryCudaInfo() {
   CudaInfo info;
+  const char* tf32 = std::getenv("ONEFLOW_CUDA_ALLOW_TF32");
+  info.allow_tf32 = tf32 != nullptr && std::strcmp(tf32, "1") == 0;
 #ifdef ONEFLOW_WITH_CUDA
   info.built_with_cuda = true;
   cudaRuntimeGetVersion(&info.runtime_version);

@@ -16,7 +16,8 @@ from oneflow import _oneflow_internal
 
 def cuda_info():
     """A dict: built_with_cuda, runtime_version and driver_version (CUDA's integer form, e.g.
-    13000; 0 when absent), device_count, and reason (why device_count is 0, else "")."""
+    13000; 0 when absent), device_count, reason (why device_count is 0, else "") and allow_tf32
+    (ONEFLOW_CUDA_ALLOW_TF32=1: float32 convolutions and matmuls may use TF32 tensor cores)."""
     return dict(_oneflow_internal.cuda_info())
 
 

@@ -218,7 +218,7 @@ def test_layers_conv2d_trains():
                            momentum=0).minimize(loss)
         return loss
 
-    losses = [float(job(x)) for _ in range(5)]
+    losses = [job(x).item() for _ in range(5)]
     assert losses[-1] < losses[0], losses
 
 

@@ -202,7 +202,8 @@ def test_polyval(coeffs):
 def test_polyval_matches_the_oneflow_example_and_takes_blob_coefficients():
     x = np.array([1.0, 2.0, 3.0], np.float32)
     out, _ = check_op(lambda a: flow.math.polyval([1.0, 3.0, -2.0], a),
-                      lambda a: np.polyval([1.0, 3.0, -2.0], a), inputs=[x], multi_device=False)
+                      lambda a: np.polyval(np.array([1.0, 3.0, -2.0], a.dtype), a), inputs=[x],
+                      multi_device=False)
     np.testing.assert_allclose(out, [2.0, 8.0, 16.0])
     rng = np.random.RandomState(3)
     x, c0, c1 = rng.uniform(-1, 1, size=(2, 3)), rng.uniform(-1, 1, size=(3,)), rng.uniform(

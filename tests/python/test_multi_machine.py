@@ -156,7 +156,7 @@ PIPELINE_SCRIPT = """
 
     # Several calls in flight together: the stages pipeline across the machines.
     futures = [step(x) for _ in range(6)]
-    losses = [float(np.asarray(future)) for future in futures]
+    losses = [np.asarray(future).item() for future in futures]
     weight = flow.get_all_variables()["stage2-weight"].numpy().tolist()
     print("RESULT " + json.dumps({{"losses": losses, "weight": weight}}), flush=True)
 """
@@ -230,9 +230,9 @@ RESTORE_SCRIPT = """
     for _ in range(2):
         step(x, y)
     snapshot = {name: value.numpy() for name, value in flow.get_all_variables().items()}
-    first = [float(step(x, y)) for _ in range(3)]
+    first = [step(x, y).item() for _ in range(3)]
     flow.load_variables(snapshot)  # the parts on machine 1 too, momentum and step included
-    second = [float(step(x, y)) for _ in range(3)]
+    second = [step(x, y).item() for _ in range(3)]
     print("RESULT " + json.dumps({"first": first, "second": second,
                                   "names": sorted(snapshot)}), flush=True)
 """

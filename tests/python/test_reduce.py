@@ -382,7 +382,7 @@ def test_float32_sum_of_4m_mixed_magnitudes_matches_float64():
     np.testing.assert_allclose(columns, expected_columns, rtol=1e-6,
                                atol=1e-6 * np.abs(x.reshape(4096, 1024)).sum(axis=0).max())
     mean = _run_single(lambda b: flow.math.reduce_mean(b), x)
-    assert abs(float(mean) - expected / n) <= 1e-6 * abs(expected / n)
+    assert abs(mean.item() - expected / n) <= 1e-6 * abs(expected / n)
 
 
 # --- Errors --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ void BindBuildInfo(py::module_& module) {
         result["driver_version"] = info.driver_version;
         result["device_count"] = info.device_count;
         result["reason"] = info.reason;
+        result["allow_tf32"] = info.allow_tf32;
         return result;
       },
       "CUDA build and device facts (queried once per process).");

@@ -22,11 +22,13 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
+#include "oneflow/device/cuda_info.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
 #include "oneflow/kernels/conv_arguments.h"
@@ -216,7 +218,10 @@ class CudnnConvKernel final : public Kernel {
                                                    CUDNN_CROSS_CORRELATION, Types::kCompute));
     OF_CUDNN_CHECK(
         cudnnSetConvolutionGroupCount(conv_desc_, static_cast<int>(ctx.Attr<int64_t>("groups"))));
-    OF_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, Types::kMath));
+    // TF32 (ONEFLOW_CUDA_ALLOW_TF32=1) is cuDNN's default math for float32 on Ampere and later.
+    const bool tf32 = std::is_same<T, float>::value && GetCudaInfo().allow_tf32;
+    OF_CUDNN_CHECK(
+        cudnnSetConvolutionMathType(conv_desc_, tf32 ? CUDNN_DEFAULT_MATH : Types::kMath));
   }
 
   ~CudnnConvKernel() override {

@@ -29,7 +29,7 @@ def get_variable(
                                     or not isinstance(random_seed, numbers.Integral)):
         raise TypeError("get_variable %r: random_seed must be an int or None, got %r"
                         % (name, random_seed))
-    if random_seed is not None and not -2 ** 63 <= random_seed < 2 ** 63:
+    if random_seed is not None and not -2 ** 63 <= int(random_seed) < 2 ** 63:
         raise ValueError("get_variable %r: random_seed must fit in 64 bits (-2**63 <= seed < "
                          "2**63), got %r" % (name, random_seed))
     full_name = session.scope.full_name(name)

@@ -95,7 +95,7 @@ class TestDense(flow.unittest.TestCase):
         first = TrainJob(x, y)
         for _ in range(200):
             last = TrainJob(x, y)
-        test_case.assertLess(float(last), 1e-3 * float(first) + 1e-6)
+        test_case.assertLess(last.item(), 1e-3 * first.item() + 1e-6)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ class TestJobsAndTyping(flow.unittest.TestCase):
             return loss
 
         def cb(loss: tp.Numpy):
-            results.append(float(loss))
+            results.append(loss.item())
             if len(results) == 5:
                 done.set()
 
