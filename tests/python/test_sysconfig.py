@@ -12,7 +12,7 @@ import oneflow as flow
 def test_cuda_info_is_consistent():
     info = flow.sysconfig.cuda_info()
     assert set(info) == {"built_with_cuda", "runtime_version", "driver_version", "device_count",
-                         "reason"}
+                         "reason", "allow_tf32"}
     assert flow.sysconfig.with_cuda() is info["built_with_cuda"]
     assert flow.sysconfig.gpu_device_count() == info["device_count"] >= 0
     if not info["built_with_cuda"]:
@@ -24,6 +24,18 @@ def test_cuda_info_is_consistent():
         assert info["reason"], "a zero GPU count must say why"
     else:
         assert info["reason"] == ""
+
+
+@pytest.mark.parametrize("value, allowed", [(None, False), ("0", False), ("1", True)])
+def test_allow_tf32_follows_the_environment(value, allowed):
+    """ONEFLOW_CUDA_ALLOW_TF32=1 (only "1") lets float32 GPU kernels use TF32; off by default."""
+    env = {key: item for key, item in os.environ.items() if key != "ONEFLOW_CUDA_ALLOW_TF32"}
+    if value is not None:
+        env["ONEFLOW_CUDA_ALLOW_TF32"] = value
+    code = "import oneflow as flow; print(flow.sysconfig.cuda_info()['allow_tf32'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
+                         stdout=subprocess.PIPE, text=True).stdout
+    assert out.strip() == str(allowed)
 
 
 def test_no_gpu_without_nvidia_device_files():
