@@ -12,7 +12,13 @@ still run; the exit status is 1 if any case failed):
   resnet18_b32_trajectory  the CIFAR ResNet-18 (examples/resnet18.py), batch 32, 100 steps, lr 0.02
   resnet50_b64_fp32      ImageNet ResNet-50 (examples/resnet50.py) training step, 224x224, SGD
                          momentum: images/s, ours and PyTorch's
-  resnet50_b64_amp       the same with FunctionConfig.enable_auto_mixed_precision(True) (if this
+  resnet50_b64_tf32      the same with TensorFloat-32 convolutions and matmuls on both sides
+                         (ours: ONEFLOW_CUDA_ALLOW_TF32=1; PyTorch: its allow_tf32 flags; in
+                         the float32 case both sides are strict float32); ours also reports its
+                         host time per step from the actor timeline: per thread, and the ops
+                         that take most (on a GPU an act only enqueues its kernels, so a thread
+                         busy for nearly the whole step means the host, not the GPU, bounds it)
+  resnet50_b64_amp       the float32 case with FunctionConfig.enable_auto_mixed_precision(True) (if this
                          build refuses it: "amp": "unsupported: <why>") and torch.autocast
                          float16 with a GradScaler
   gpt2_small             GPT-2 small (examples/gpt2.py) training step, batch 8, sequence 1024,
@@ -34,6 +40,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -43,7 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 
 CASES = ["lenet_b64_trajectory", "resnet18_b32_trajectory", "resnet50_b64_fp32",
-         "resnet50_b64_amp", "gpt2_small"]
+         "resnet50_b64_tf32", "resnet50_b64_amp", "gpt2_small"]
 TRAJECTORY_BATCHES = 4  # the fixed data set: this many random batches, used in turn
 
 
@@ -63,7 +70,7 @@ def case_settings(case, args):
         size = args.image_size or (64 if tiny else 224)
         return {"model": "resnet50", "batch": args.resnet50_batch or (2 if tiny else 64),
                 "shape": [3, size, size], "classes": 1000, "learning_rate": 0.05,
-                "amp": case.endswith("amp")}
+                "amp": case.endswith("amp"), "tf32": case.endswith("tf32")}
     if case == "gpt2_small":
         return {"model": "gpt2", "batch": args.gpt2_batch or (2 if tiny else 8),
                 "seq": args.gpt2_seq or (16 if tiny else 1024),
@@ -233,13 +240,39 @@ def run_oneflow_throughput(settings, device, warmup, iterations):
             record["amp"] = "unsupported: %s" % error
             return record
         record["amp"] = "on"
+    if settings.get("tf32"):
+        record["allow_tf32"] = flow.sysconfig.cuda_info().get("allow_tf32")
+        act_event_file = os.path.join(tempfile.mkdtemp(), "act_events.json")
+        os.environ["ONEFLOW_ACT_EVENT_FILE"] = act_event_file
     job = oneflow_train_job(settings, device, function_config)
     inputs = token_batch(settings) if settings["model"] == "gpt2" else image_batches(settings, 1)[0]
     count, unit = units(settings)
     record.update(timed_steps(lambda: float(np.mean(job(*inputs))), warmup, iterations, count,
                               unit))
-    flow.clear_default_session()
+    flow.clear_default_session()  # writes the actor timeline
+    if settings.get("tf32"):
+        record.update(host_time_per_step(act_event_file, skip=warmup))
     return record
+
+
+def host_time_per_step(path, skip, top=6):
+    """From the actor timeline: each thread's busy milliseconds per step, and the ops with the
+    most host time, over the steps after the first `skip`."""
+    with open(path) as f:
+        events = [event for event in json.load(f)["traceEvents"]
+                  if event.get("args", {}).get("piece", 0) >= skip]
+    steps = max(1, len({event["args"]["piece"] for event in events}))
+    per_thread, per_op = {}, {}
+    for event in events:
+        per_thread[event["tid"]] = per_thread.get(event["tid"], 0.0) + event["dur"]
+        name = event["name"].rsplit("@", 1)[0]
+        per_op[name] = per_op.get(name, 0.0) + event["dur"]
+    busiest = sorted(per_op.items(), key=lambda item: -item[1])[:top]
+    return {"host_ms_per_step_by_thread": {str(thread): round(us / steps / 1e3, 2)
+                                           for thread, us in sorted(per_thread.items())},
+            "host_ms_per_step_top_ops": {name: round(us / steps / 1e3, 2)
+                                         for name, us in busiest},
+            "host_acts_per_step": round(len(events) / steps, 1)}
 
 
 # ---------------------------------------------------------------- PyTorch side (child)
@@ -335,6 +368,11 @@ def run_torch_throughput(settings, device, warmup, iterations):
                              "with CUDA %s)" % (torch.__version__, torch.version.cuda)}
         target = torch.device("cuda")
         torch.backends.cudnn.benchmark = True
+        # Strict float32 unless the case asks for TensorFloat-32 (PyTorch's own defaults differ
+        # between convolutions and matmuls).
+        tf32 = bool(settings.get("tf32"))
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cuda.matmul.allow_tf32 = tf32
     else:
         target = torch.device("cpu")
     torch.manual_seed(0)
@@ -436,13 +474,18 @@ def child_main(args):
 def run_child(args, case, side, settings, timeout):
     """(result dict, error string or None) of one child; on a timeout or crash, the error and
     the child's last progress line."""
-    command = [sys.executable, os.path.abspath(__file__), "--child", case, "--side", side,
+    # -X faulthandler: a crash prints the Python stack (to stderr) instead of only a status.
+    command = [sys.executable, "-X", "faulthandler", os.path.abspath(__file__), "--child", case, "--side", side,
                "--child-settings", json.dumps(settings), "--device", args.device,
                "--warmup", str(args.warmup), "--iterations", str(args.iterations),
                "--compare-steps", str(args.compare_steps)]
+    environment = dict(os.environ)
+    if settings.get("tf32"):
+        environment["ONEFLOW_CUDA_ALLOW_TF32"] = "1"
     start = time.perf_counter()
     try:
-        completed = subprocess.run(command, stdout=subprocess.PIPE, timeout=timeout)
+        completed = subprocess.run(command, stdout=subprocess.PIPE, timeout=timeout,
+                                   env=environment)
         output, status = completed.stdout, completed.returncode
     except subprocess.TimeoutExpired as expired:
         output, status = expired.stdout or b"", None

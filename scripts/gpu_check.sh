@@ -42,7 +42,7 @@ ctest_dir=${GPU_CHECK_CTEST_DIR:-$build_dir}
 export PYTHONPATH="${GPU_CHECK_PYTHONPATH:-$root/python}${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 cores=$(nproc)
-workers=$((cores < 8 ? cores : 8))
+workers=$((cores > 4 ? (cores - 2 < 14 ? cores - 2 : 14) : cores))
 started=$SECONDS
 
 stage_names=()
@@ -411,11 +411,13 @@ cpp_tests() {
 stage ctest 100 cpp_tests
 
 if [[ $build_python == ON ]]; then
-  xdist=()
-  python_has xdist && xdist=(-n "$workers")
   stage pytest_test_gpu 100 "$python" -m pytest -q -rs -p no:cacheprovider tests/python/test_gpu.py
   # The op checker's GPU pass: the [gpu] cases of every test module that checks ops.
-  stage pytest_gpu_pass 120 "$python" -m pytest -q -rf --tb=short -p no:cacheprovider \
+  # -v: a line per test as it ends, so a pass cut short by its cap still shows how far it got.
+  # Compiling each case's job is host work: a worker per core, two left for the rest.
+  xdist=()
+  python_has xdist && xdist=(-n "$workers")
+  stage pytest_gpu_pass 150 "$python" -m pytest -v -rf --tb=short -p no:cacheprovider \
     "${xdist[@]}" -k gpu \
     --ignore=tests/python/test_gpu.py tests/python
 

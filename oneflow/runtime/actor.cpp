@@ -200,7 +200,10 @@ void Actor::Reclaim(ProducedSlot& slot, Regst* regst) {
   slot.free.push_back(regst);
 }
 
-Stream& Actor::stream() { return device_.stream(); }
+Stream& Actor::stream() {
+  Stream* own = own_stream();
+  return own != nullptr ? *own : device_.stream();
+}
 
 int64_t Actor::ConsumedPosition(int64_t regst_desc_id) const {
   for (size_t position = 0; position < consumed_ids_.size(); ++position) {
@@ -210,10 +213,28 @@ int64_t Actor::ConsumedPosition(int64_t regst_desc_id) const {
   return -1;
 }
 
+bool Actor::SharesDeviceStream(int64_t actor_id) const {
+  const auto& threads = context_.device_stream_thread;
+  auto mine = threads.find(actor_id_);
+  auto theirs = threads.find(actor_id);
+  return mine != threads.end() && theirs != threads.end() && mine->second == theirs->second;
+}
+
 void Actor::SendAfterStream(std::vector<ActorMessage> messages) {
   if (messages.empty()) { return; }
   const MessageBus* bus = context_.bus;
-  stream().AddCallback([bus, messages = std::move(messages)]() mutable {
+  // Per destination the order stays: each goes either always at once or always through the
+  // stream.
+  std::vector<ActorMessage> after_stream;
+  for (ActorMessage& message : messages) {
+    if (SharesDeviceStream(message.dst_actor_id)) {
+      bus->Send(std::move(message));
+    } else {
+      after_stream.push_back(std::move(message));
+    }
+  }
+  if (after_stream.empty()) { return; }
+  stream().AddCallback([bus, messages = std::move(after_stream)]() mutable {
     for (ActorMessage& message : messages) { bus->Send(std::move(message)); }
   });
 }

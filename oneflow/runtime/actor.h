@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "oneflow/framework/kernel.h"
@@ -47,6 +48,9 @@ struct ActorContext {
   // such as a lost peer.
   std::function<void(std::exception_ptr error)> on_fatal_error;
   std::map<int64_t, const RegstDescProto*> regst_descs;  // every register desc of the plan
+  // Actor id -> its thread, for the actors of this machine whose work their thread's device
+  // stream orders (not collectives or transfers). Filled before the threads start.
+  std::unordered_map<int64_t, int64_t> device_stream_thread;
   // Called by a sink actor when an iteration of job `job_id` has finished (after Finish()).
   std::function<void(int64_t job_id, JobInstance* instance)> on_iteration_finished;
   // Record an ActEvent per act (the actor timeline), timed from `start_time`.
@@ -76,6 +80,9 @@ class Actor {
   virtual void OnRuntimeStarted() {}
   const std::map<int64_t, RegstStats>& stats() const { return stats_; }
   const std::vector<ActEvent>& act_events() const { return act_events_; }
+  // The stream of an actor whose work completes elsewhere (a collective, a transfer between
+  // machines); null for one whose work the device's stream orders.
+  virtual Stream* own_stream() { return nullptr; }
 
  protected:
   // Extra readiness condition and the work of one act. `inputs` holds the front register of
@@ -91,9 +98,12 @@ class Actor {
   const ActorContext& context() const { return context_; }
   DeviceContext& device() const { return device_; }
   // Where the actor's work is ordered: outgoing registers and end-of-data are sent once the work
-  // enqueued before them is done. The device's stream, unless the actor's work completes
-  // elsewhere (a collective).
-  virtual Stream& stream();
+  // enqueued before them is done, except to an actor of the same thread that also works on the
+  // device's stream: the stream runs that actor's work after this one's anyway, so it gets its
+  // messages at once and enqueues ahead of the device (as OneFlow does; on a GPU the next kernel
+  // is launched before the last one ends). The device's stream, unless own_stream() names
+  // another.
+  Stream& stream();
   // Position of `regst_desc_id` among consumed_ids().
   int64_t ConsumedPosition(int64_t regst_desc_id) const;
   const TaskProto& task() const { return task_; }
@@ -122,8 +132,11 @@ class Actor {
   bool InputsExhausted() const;
   bool AllRegstsHome() const;
 
-  // Sends `messages` once the work enqueued on the device's stream so far is done.
+  // Sends `messages` once the work enqueued on stream() so far is done (those to an actor that
+  // the same device stream orders after this one: at once).
   void SendAfterStream(std::vector<ActorMessage> messages);
+  // True when `actor_id` enqueues its work on this actor's stream, after this actor's.
+  bool SharesDeviceStream(int64_t actor_id) const;
 
   TaskProto task_;
   const ActorContext& context_;

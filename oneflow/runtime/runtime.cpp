@@ -73,6 +73,9 @@ Runtime::Runtime(const Plan& plan, VariableStore& variables, WatchHandler watch_
     Thread& thread = *threads_.at(task.thread_id());
     std::unique_ptr<Actor> actor = NewActor(task, actor_context_, thread.device());
     bus_.Register(task.task_id(), &thread);
+    if (actor->own_stream() == nullptr) {
+      actor_context_.device_stream_thread[task.task_id()] = task.thread_id();
+    }
     actors.push_back(actor.get());
     thread.AddActor(std::move(actor));
   }

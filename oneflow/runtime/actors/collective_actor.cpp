@@ -35,7 +35,7 @@ class CollectiveActor final : public Actor {
                       : BlobIndexIn(*context.regst_descs.at(input.regst_desc_id()), input.lbn());
   }
 
-  Stream& stream() override { return stream_; }
+  Stream* own_stream() override { return &stream_; }
 
  private:
   static int64_t BlobIndexIn(const RegstDescProto& desc, const std::string& lbn) {

@@ -75,7 +75,7 @@ class TransferActor : public Actor {
         << "task " << task.task_id() << " transfers between machines, but this runtime has no "
         << "data plane (a single-process session cannot run a Plan that spans machines)";
   }
-  Stream& stream() override { return stream_; }
+  Stream* own_stream() override { return &stream_; }
 
  protected:
   // Runs `transfer` and releases the act's registers when it is done (after `on_success`).
