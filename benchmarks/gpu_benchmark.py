@@ -14,15 +14,17 @@ still run; the exit status is 1 if any case failed):
                          momentum: images/s, ours and PyTorch's
   resnet50_b64_tf32      the same with TensorFloat-32 convolutions and matmuls on both sides
                          (ours: ONEFLOW_CUDA_ALLOW_TF32=1; PyTorch: its allow_tf32 flags; in
-                         the float32 case both sides are strict float32); ours also reports its
-                         host time per step from the actor timeline: per thread, and the ops
-                         that take most (on a GPU an act only enqueues its kernels, so a thread
-                         busy for nearly the whole step means the host, not the GPU, bounds it)
-  resnet50_b64_amp       the float32 case with FunctionConfig.enable_auto_mixed_precision(True) (if this
-                         build refuses it: "amp": "unsupported: <why>") and torch.autocast
-                         float16 with a GradScaler
+                         the float32 case both sides are strict float32); ours also reports,
+                         from the actor timeline, each thread's busy time per step on the host
+                         (its acts, which on a GPU only enqueue kernels) and on its GPU (the
+                         kernels), and the ops that take most of each: a host busy for nearly
+                         the whole step bounds it, else the GPU's top ops are what to speed up
+  resnet50_b64_amp       the float32 case with FunctionConfig.enable_auto_mixed_precision(True)
+                         (if this build refuses it: "amp": "unsupported: <why>") and
+                         torch.autocast float16 with a GradScaler
   gpt2_small             GPT-2 small (examples/gpt2.py) training step, batch 8, sequence 1024,
-                         Adam: tokens/s, ours and PyTorch's
+                         Adam: tokens/s, ours and PyTorch's; ours with the timeline's times as
+                         in resnet50_b64_tf32
 
 Every (case, side) runs in a child process under a timeout, so a crash or a hang costs one case;
 --budget caps the whole run. The PyTorch side is the same architecture defined here (no
@@ -70,14 +72,16 @@ def case_settings(case, args):
         size = args.image_size or (64 if tiny else 224)
         return {"model": "resnet50", "batch": args.resnet50_batch or (2 if tiny else 64),
                 "shape": [3, size, size], "classes": 1000, "learning_rate": 0.05,
-                "amp": case.endswith("amp"), "tf32": case.endswith("tf32")}
+                "amp": case.endswith("amp"), "tf32": case.endswith("tf32"),
+                "profile": case.endswith("tf32")}
     if case == "gpt2_small":
         return {"model": "gpt2", "batch": args.gpt2_batch or (2 if tiny else 8),
                 "seq": args.gpt2_seq or (16 if tiny else 1024),
                 "layers": args.gpt2_layers or (2 if tiny else 12),
                 "d_model": args.gpt2_d_model or (64 if tiny else 768),
                 "heads": args.gpt2_heads or (4 if tiny else 12),
-                "vocab": args.gpt2_vocab or (128 if tiny else 50257), "learning_rate": 3e-4}
+                "vocab": args.gpt2_vocab or (128 if tiny else 50257), "learning_rate": 3e-4,
+                "profile": True}
     raise ValueError("unknown case %r" % case)
 
 
@@ -242,6 +246,7 @@ def run_oneflow_throughput(settings, device, warmup, iterations):
         record["amp"] = "on"
     if settings.get("tf32"):
         record["allow_tf32"] = flow.sysconfig.cuda_info().get("allow_tf32")
+    if settings.get("profile"):
         act_event_file = os.path.join(tempfile.mkdtemp(), "act_events.json")
         os.environ["ONEFLOW_ACT_EVENT_FILE"] = act_event_file
     job = oneflow_train_job(settings, device, function_config)
@@ -250,29 +255,35 @@ def run_oneflow_throughput(settings, device, warmup, iterations):
     record.update(timed_steps(lambda: float(np.mean(job(*inputs))), warmup, iterations, count,
                               unit))
     flow.clear_default_session()  # writes the actor timeline
-    if settings.get("tf32"):
+    if settings.get("profile"):
         record.update(host_time_per_step(act_event_file, skip=warmup))
     return record
 
 
 def host_time_per_step(path, skip, top=6):
-    """From the actor timeline: each thread's busy milliseconds per step, and the ops with the
-    most host time, over the steps after the first `skip`."""
+    """From the actor timeline, over the steps after the first `skip`: each thread's busy
+    milliseconds per step on the host (its acts) and on its device (the work the acts enqueued
+    there, a GPU's kernels), and the ops that take most of each."""
     with open(path) as f:
         events = [event for event in json.load(f)["traceEvents"]
-                  if event.get("args", {}).get("piece", 0) >= skip]
+                  if event.get("ph") == "X" and event["args"]["piece"] >= skip]
     steps = max(1, len({event["args"]["piece"] for event in events}))
-    per_thread, per_op = {}, {}
-    for event in events:
-        per_thread[event["tid"]] = per_thread.get(event["tid"], 0.0) + event["dur"]
-        name = event["name"].rsplit("@", 1)[0]
-        per_op[name] = per_op.get(name, 0.0) + event["dur"]
-    busiest = sorted(per_op.items(), key=lambda item: -item[1])[:top]
-    return {"host_ms_per_step_by_thread": {str(thread): round(us / steps / 1e3, 2)
-                                           for thread, us in sorted(per_thread.items())},
-            "host_ms_per_step_top_ops": {name: round(us / steps / 1e3, 2)
-                                         for name, us in busiest},
-            "host_acts_per_step": round(len(events) / steps, 1)}
+    record = {}
+    for category in ("act", "device"):
+        chosen = [event for event in events if event["cat"] == category]
+        per_thread, per_op = {}, {}
+        for event in chosen:
+            per_thread[event["tid"]] = per_thread.get(event["tid"], 0.0) + event["dur"]
+            name = event["name"].rsplit("@", 1)[0]
+            per_op[name] = per_op.get(name, 0.0) + event["dur"]
+        busiest = sorted(per_op.items(), key=lambda item: -item[1])[:top]
+        where = "host" if category == "act" else "device"
+        record[where + "_ms_per_step_by_thread"] = {
+            str(thread): round(us / steps / 1e3, 2) for thread, us in sorted(per_thread.items())}
+        record[where + "_ms_per_step_top_ops"] = {
+            name: round(us / steps / 1e3, 2) for name, us in busiest}
+        record[where + "_acts_per_step"] = round(len(chosen) / steps, 1)
+    return record
 
 
 # ---------------------------------------------------------------- PyTorch side (child)

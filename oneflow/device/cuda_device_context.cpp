@@ -49,6 +49,9 @@ CudaDeviceContext::~CudaDeviceContext() {
   if (workspace_ != nullptr) {
     LogCudaFailure("cudaFree (the workspace)", device_id_, cudaFree(workspace_));
   }
+  for (cudaEvent_t mark : time_marks_) {
+    LogCudaFailure("cudaEventDestroy (a time mark)", device_id_, cudaEventDestroy(mark));
+  }
   if (cudnn_ != nullptr) {
     const cudnnStatus_t status = cudnnDestroy(cudnn_);
     if (status != CUDNN_STATUS_SUCCESS) {
@@ -150,6 +153,31 @@ void* CudaDeviceContext::Workspace(int64_t bytes) {
   workspace_ = memory;
   workspace_bytes_ = rounded;
   return workspace_;
+}
+
+int64_t CudaDeviceContext::MarkTime() {
+  cudaEvent_t mark = nullptr;
+  OF_CUDA_CHECK(cudaEventCreate(&mark));  // with timing, unlike the stream's callback events
+  const cudaError_t status = cudaEventRecord(mark, cuda_stream());
+  if (status != cudaSuccess) {
+    cudaEventDestroy(mark);
+    OF_CUDA_CHECK(status);
+  }
+  time_marks_.push_back(mark);
+  return static_cast<int64_t>(time_marks_.size()) - 1;
+}
+
+double CudaDeviceContext::MicrosecondsBetween(int64_t from, int64_t to) {
+  const int64_t count = static_cast<int64_t>(time_marks_.size());
+  OF_CHECK(from >= 0 && from < count && to >= 0 && to < count)
+      << "gpu " << device_id_ << " has time marks 0 to " << count - 1 << ", not " << from
+      << " and " << to;
+  OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(device_id_)));
+  OF_CUDA_CHECK(cudaEventSynchronize(time_marks_[from]));
+  OF_CUDA_CHECK(cudaEventSynchronize(time_marks_[to]));
+  float milliseconds = 0;
+  OF_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, time_marks_[from], time_marks_[to]));
+  return 1e3 * static_cast<double>(milliseconds);
 }
 
 }  // namespace oneflow

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "oneflow/device/device_context.h"
 
@@ -46,6 +47,10 @@ class CudaDeviceContext final : public DeviceContext {
   // kernels of one thread run one at a time, in stream order).
   void* Workspace(int64_t bytes);
 
+  // CUDA events with timing, one per mark, kept until the context goes.
+  int64_t MarkTime() override;
+  double MicrosecondsBetween(int64_t from, int64_t to) override;
+
  private:
   int64_t device_id_;
   std::function<void(std::exception_ptr)> on_error_;
@@ -54,6 +59,7 @@ class CudaDeviceContext final : public DeviceContext {
   mutable cudnnHandle_t cudnn_ = nullptr;
   void* workspace_ = nullptr;
   int64_t workspace_bytes_ = 0;
+  std::vector<cudaEvent_t> time_marks_;
 };
 
 }  // namespace oneflow

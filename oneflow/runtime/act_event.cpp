@@ -1,7 +1,9 @@
 #include "oneflow/runtime/act_event.h"
 
 #include <cstdio>
+#include <set>
 #include <sstream>
+#include <utility>
 
 namespace oneflow {
 
@@ -30,13 +32,30 @@ std::string ActEventsToChromeTrace(const std::vector<ActEvent>& events) {
   std::ostringstream json;
   json.precision(3);
   json << std::fixed << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [";
-  for (size_t i = 0; i < events.size(); ++i) {
-    const ActEvent& event = events[i];
-    json << (i ? ",\n" : "\n") << "{\"name\": " << JsonString(event.name)
-         << ", \"cat\": \"act\", \"ph\": \"X\", \"ts\": " << event.start_us
-         << ", \"dur\": " << (event.end_us - event.start_us) << ", \"pid\": " << event.machine_id
-         << ", \"tid\": " << event.thread_id << ", \"args\": {\"actor\": " << event.actor_id
+  bool first = true;
+  auto write = [&](const ActEvent& event, const char* category, double start, double end,
+                   int64_t row) {
+    json << (first ? "\n" : ",\n") << "{\"name\": " << JsonString(event.name)
+         << ", \"cat\": \"" << category << "\", \"ph\": \"X\", \"ts\": " << start
+         << ", \"dur\": " << (end - start) << ", \"pid\": " << event.machine_id
+         << ", \"tid\": " << row << ", \"args\": {\"actor\": " << event.actor_id
          << ", \"piece\": " << event.piece_id << "}}";
+    first = false;
+  };
+  std::set<std::pair<int64_t, int64_t>> device_rows;  // (machine, thread)
+  for (const ActEvent& event : events) {
+    write(event, "act", event.start_us, event.end_us, event.thread_id);
+    if (event.device_start_us >= 0) {
+      write(event, "device", event.device_start_us, event.device_end_us,
+            kDeviceRowOffset + event.thread_id);
+      device_rows.emplace(event.machine_id, event.thread_id);
+    }
+  }
+  for (const auto& [machine, thread] : device_rows) {
+    json << (first ? "\n" : ",\n") << "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": "
+         << machine << ", \"tid\": " << kDeviceRowOffset + thread
+         << ", \"args\": {\"name\": \"device stream of thread " << thread << "\"}}";
+    first = false;
   }
   json << "\n]}\n";
   return json.str();

@@ -148,8 +148,12 @@ void Actor::ActOnce() {
     event.thread_id = task_.thread_id();
     event.piece_id = piece_id;
     event.name = name_;
+    // Work on the device's stream is timed there too (a GPU's; the CPU runs it inline).
+    const bool on_device_stream = own_stream() == nullptr;
     event.start_us = MicrosecondsSince(context_.start_time);
+    if (on_device_stream) { event.device_begin_mark = device_.MarkTime(); }
     Act(inputs, outputs);
+    if (event.device_begin_mark >= 0) { event.device_end_mark = device_.MarkTime(); }
     event.end_us = MicrosecondsSince(context_.start_time);
     act_events_.push_back(std::move(event));
   } else {

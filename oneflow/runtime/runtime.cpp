@@ -256,9 +256,25 @@ void Runtime::Stop() {
 std::vector<ActEvent> Runtime::ActEvents() const {
   std::vector<ActEvent> events;
   for (const auto& thread : threads_) {
+    const size_t first = events.size();
     thread->ForEachFinishedActor([&](const Actor& actor) {
       events.insert(events.end(), actor.act_events().begin(), actor.act_events().end());
     });
+    // Device marks to times: mark 0 was made when the device was idle (the thread's first act
+    // on it), so it ran at about the host time of that act's start.
+    double mark0_host_us = -1;
+    for (size_t i = first; i < events.size(); ++i) {
+      if (events[i].device_begin_mark == 0) { mark0_host_us = events[i].start_us; }
+    }
+    if (mark0_host_us < 0) { continue; }
+    DeviceContext& device = thread->device();
+    for (size_t i = first; i < events.size(); ++i) {
+      ActEvent& event = events[i];
+      if (event.device_begin_mark < 0 || event.device_end_mark < 0) { continue; }
+      event.device_start_us =
+          mark0_host_us + device.MicrosecondsBetween(0, event.device_begin_mark);
+      event.device_end_us = mark0_host_us + device.MicrosecondsBetween(0, event.device_end_mark);
+    }
   }
   std::sort(events.begin(), events.end(),
             [](const ActEvent& a, const ActEvent& b) { return a.start_us < b.start_us; });

@@ -306,6 +306,10 @@ void Session::Stop() {
     for (ActEvent& event : events) {  // later runtimes continue the timeline
       event.start_us += offset;
       event.end_us += offset;
+      if (event.device_start_us >= 0) {
+        event.device_start_us += offset;
+        event.device_end_us += offset;
+      }
       act_events_.push_back(std::move(event));
     }
     std::filesystem::path path(options_.act_event_file);

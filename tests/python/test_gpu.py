@@ -3,6 +3,7 @@ between the session and GPU memory, ops without a GPU kernel, several GPUs. Ever
 GPUs in use (flow.sysconfig.gpus_in_use() > 0: a CUDA build, a GPU, ONEFLOW_GPU=1) and is
 skipped, and counted as skipped, otherwise. The op checker's GPU pass (op_checker.py) covers
 each op's kernels; the copies between host and GPU memory (the copy_hd op) are in every job."""
+import json
 import os
 import re
 
@@ -50,6 +51,34 @@ def mlp_losses(device, steps=30, devices="0:0", momentum=0.9):
 
     points, labels = dataset()
     return [float(train(points, labels).mean()) for _ in range(steps)]
+
+
+def test_the_actor_timeline_times_gpu_work_on_the_gpu(tmp_path, monkeypatch):
+    events_file = tmp_path / "act_events.json"
+    monkeypatch.setenv("ONEFLOW_ACT_EVENT_FILE", str(events_file))
+    steps = 3
+    mlp_losses("gpu", steps=steps)
+    flow.clear_default_session()  # stopping the runtime writes the timeline
+    events = json.loads(events_file.read_text())["traceEvents"]
+    acts = {(e["args"]["actor"], e["args"]["piece"]): e for e in events if e.get("cat") == "act"}
+    device = [e for e in events if e.get("cat") == "device"]
+    # The GPU ops' acts, each with its twin on a device row; the host's acts (ticks, inputs,
+    # the return) have none.
+    timed = {e["name"].rsplit("@", 1)[0] for e in device}
+    assert any(name.startswith("hidden") for name in timed), timed
+    assert any(name.startswith("output") for name in timed), timed
+    for event in device:
+        act = acts[(event["args"]["actor"], event["args"]["piece"])]
+        assert event["name"] == act["name"] and event["tid"] == 1000 + act["tid"]
+        assert event["dur"] >= 0
+    named_rows = {e["tid"] for e in events if e.get("ph") == "M"}
+    assert {e["tid"] for e in device} <= named_rows
+    # One stream runs one kernel at a time: a row's spans follow each other.
+    for row in {e["tid"] for e in device}:
+        spans = sorted((e["ts"], e["ts"] + e["dur"]) for e in device if e["tid"] == row)
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            assert start >= end - 1e-3, (end, start)
+    assert len({e["args"]["piece"] for e in device}) == steps
 
 
 def test_mlp_trains_on_a_gpu_as_on_the_cpu():

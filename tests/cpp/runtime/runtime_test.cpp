@@ -7,6 +7,7 @@
 
 #include "oneflow/compiler/pipeline.h"
 #include "oneflow/compiler/plan_builder.h"
+#include "oneflow/runtime/act_event.h"
 #include "oneflow/runtime/job_instance.h"
 #include "oneflow/session/variable_store.h"
 #include "tests/cpp/test_jobs.h"
@@ -105,6 +106,66 @@ TEST(Runtime, KernelErrorIsRaisedFromWaitAndNextIterationRuns) {
   runtime.Launch("toy", fine);
   EXPECT_NO_THROW(fine->Wait());
   runtime.Stop();
+}
+
+// The actor timeline of host threads: every act timed by the host clock only (the CPU runs its
+// work inline), so the Chrome trace has act events and no device rows.
+TEST(Runtime, ActsOnHostThreadsHaveNoDeviceTimes) {
+  Plan plan = MakeToyPlan(2);
+  VariableStore variables;
+  RuntimeOptions options;
+  options.collect_act_events = true;
+  Runtime runtime(plan, variables, [](int64_t, int64_t, const HostTensor&) {}, options);
+  for (int i = 0; i < 3; ++i) {
+    auto instance = std::make_shared<JobInstance>("toy", Inputs(1.0f * i));
+    runtime.Launch("toy", instance);
+    instance->Wait();
+  }
+  runtime.Stop();
+  const std::vector<ActEvent> events = runtime.ActEvents();
+  int64_t identity_acts = 0;
+  for (const ActEvent& event : events) {
+    EXPECT_LE(event.start_us, event.end_us) << event.name;
+    EXPECT_EQ(event.device_begin_mark, -1) << event.name;
+    EXPECT_EQ(event.device_start_us, -1) << event.name;
+    if (event.name == "first@0" || event.name == "second@0") { ++identity_acts; }
+  }
+  EXPECT_EQ(identity_acts, 6);
+  const std::string trace = ActEventsToChromeTrace(events);
+  EXPECT_EQ(trace.find("\"cat\": \"device\""), std::string::npos);
+  EXPECT_NE(trace.find("\"name\": \"first@0\""), std::string::npos);
+}
+
+// An act with device times gets a second event on its thread's device row, named once.
+TEST(ActEvents, DeviceTimesGoOnTheDeviceRowOfTheirThread) {
+  ActEvent host;
+  host.name = "relu@0";
+  host.thread_id = 2;
+  host.start_us = 10;
+  host.end_us = 12;
+  ActEvent gpu = host;
+  gpu.name = "conv@0";
+  gpu.start_us = 12;
+  gpu.end_us = 15;
+  gpu.device_start_us = 20;
+  gpu.device_end_us = 45.5;
+  ActEvent gpu_later = gpu;
+  gpu_later.device_start_us = 45.5;
+  gpu_later.device_end_us = 50;
+  const std::string trace = ActEventsToChromeTrace({host, gpu, gpu_later});
+  auto count = [&](const std::string& text) {
+    int64_t found = 0;
+    for (size_t at = trace.find(text); at != std::string::npos; at = trace.find(text, at + 1)) {
+      ++found;
+    }
+    return found;
+  };
+  EXPECT_EQ(count("\"cat\": \"act\""), 3);
+  EXPECT_EQ(count("\"cat\": \"device\""), 2);
+  const std::string row = "\"tid\": " + std::to_string(kDeviceRowOffset + 2);
+  EXPECT_EQ(count(row), 3) << "two device events and the row's name";
+  EXPECT_EQ(count("\"ts\": 20.000, \"dur\": 25.500"), 1) << trace;
+  EXPECT_EQ(count("\"name\": \"device stream of thread 2\""), 1) << trace;
 }
 
 // x -> `length` identities -> return, every blob `elements` floats.
