@@ -363,6 +363,27 @@ std::string JobBuildContext::ResolvedDeviceTag(const OperatorConf& op) const {
   return ResolveDeviceTag(op, KernelDataType(def, op, descs), resource_);
 }
 
+void JobBuildContext::KeepOnHostAfterDynamicHostInputs(
+    OperatorConf* conf, const std::map<std::string, BlobDesc>& inputs) const {
+  if (conf->placement().device_tag() != "gpu" || resource_.gpu_device_num == 0) { return; }
+  for (const auto& entry : conf->input()) {
+    for (int64_t i = 0; i < entry.second.value_size(); ++i) {
+      if (!inputs.at(ArgumentKey(entry.first, i)).is_dynamic) { continue; }
+      std::string producer_name, producer_key;
+      ParseLbn(entry.second.value(i), &producer_name, &producer_key);
+      const OperatorConf& producer = Op(producer_name);
+      // Made on the host of this machine (argwhere has no GPU kernel, and an interface op
+      // always runs on the host): read there too, on the host devices of this op's ids, as a
+      // "gpu" op without a GPU kernel is.
+      if (ResolvedDeviceTag(producer) == "cpu" &&
+          OnOneMachine(producer.placement(), conf->placement())) {
+        conf->mutable_placement()->set_device_tag("cpu");
+        return;
+      }
+    }
+  }
+}
+
 void JobBuildContext::CheckDynamicInputsStay(const OperatorConf& conf,
                                              const std::map<std::string, BlobDesc>& inputs,
                                              const std::string& device_tag) const {
@@ -448,6 +469,7 @@ const OperatorConf& JobBuildContext::AddOp(OperatorConf conf) {
   CheckDynamicOutputsWhole(conf, descs);
 
   DataType kernel_data_type = KernelDataType(def, conf, descs);
+  KeepOnHostAfterDynamicHostInputs(&conf, inputs);
   const std::string device_tag = ResolveDeviceTag(conf, kernel_data_type, resource_);
   KernelRegistry::Instance().Get(conf.name(), conf.op_type(), device_tag, kernel_data_type);
   CheckDynamicInputsStay(conf, inputs, device_tag);

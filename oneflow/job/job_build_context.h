@@ -69,6 +69,12 @@ class JobBuildContext {
   // The device type the op's kernel runs on ("cpu" for gpu placements without a GPU).
   std::string ResolvedDeviceTag(const OperatorConf& op) const;
   // A blob of data-dependent shape is read only where it was made (no boxing, no copies).
+  // A "gpu" op that reads a dynamic blob made on the host devices of its GPUs (by an op
+  // without a GPU kernel) runs on those host devices as well: no copy carries a run's shape
+  // between host and GPU, so the chain of ops that depends on the data stays on the host until
+  // its blobs are static again, and then goes on on the GPUs.
+  void KeepOnHostAfterDynamicHostInputs(OperatorConf* conf,
+                                        const std::map<std::string, BlobDesc>& inputs) const;
   void CheckDynamicInputsStay(const OperatorConf& conf,
                               const std::map<std::string, BlobDesc>& inputs,
                               const std::string& device_tag) const;

@@ -143,6 +143,41 @@ def test_ops_without_a_gpu_kernel_run_on_the_host():
     assert sorted(order) == list(range(6))
 
 
+def dynamic_rows_losses(device, steps=4):
+    """OneFlow-Benchmark's hybrid-embedding pattern on `device`: the rows of the ids that are
+    kept (argwhere, a blob whose shape depends on the data) pick embedding rows of a variable
+    (gather_nd, gather), trained by SGD. argwhere has no GPU kernel: on "gpu" its readers run on
+    the host until their blobs are static again (the loss, the embedding's gradient)."""
+    flow.clear_default_session()
+
+    @flow.global_function(type="train")
+    def train(ids: tp.Numpy.Placeholder((12,), dtype=flow.int32),
+              keep: tp.Numpy.Placeholder((12,))) -> tp.Numpy:
+        with flow.scope.placement(device, "0:0"):
+            table = flow.get_variable(
+                "table", shape=(10, 4),
+                initializer=flow.random_uniform_initializer(-1, 1, seed=5))
+            rows = flow.argwhere(keep)
+            picked = flow.gather_nd(params=ids, indices=rows)
+            assert rows.is_dynamic and picked.is_dynamic
+            vectors = flow.gather(table, picked)
+            loss = flow.math.reduce_sum(flow.math.square(vectors - 0.5))
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.05])).minimize(loss)
+        return loss
+
+    rng = np.random.RandomState(7)
+    ids = rng.randint(0, 10, size=12).astype(np.int32)
+    keep = (rng.uniform(size=12) > 0.4).astype(np.float32)
+    return [train(ids, keep).item() for _ in range(steps)]
+
+
+def test_blobs_whose_shape_depends_on_the_data_train_on_a_gpu_placement():
+    cpu = dynamic_rows_losses("cpu")
+    gpu = dynamic_rows_losses("gpu")
+    assert gpu[-1] < gpu[0], gpu
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5)
+
+
 UNITS = 5  # over 2 devices: 3 + 2 columns, an uneven split
 
 

@@ -110,6 +110,47 @@ TEST_F(GpuPlanTest, CopiesWhereBlobsCrossBetweenHostAndGpu) {
   EXPECT_EQ(Count(graph, kCopyHdNode), 2);
 }
 
+// x (host) -> argwhere (gpu placement, no GPU kernel: host) -> picked (gpu placement, reads
+// the dynamic rows: host) -> static (cast_to_static_shape, host) -> after (gpu).
+TEST_F(GpuPlanTest, OpsReadingADynamicBlobMadeOnTheHostRunOnTheHostUntilItIsStatic) {
+  ASSERT_FALSE(KernelRegistry::Instance().Has("argwhere", "gpu", kFloat));
+  EnsureGpuKernel("identity", kInt32);
+  EnsureGpuKernel("cast_to_static_shape", kInt32);
+  JobBuildContext job(test::MakeJobConf("rows", false), Gpus(1));
+  const std::string x = test::AddInput(job, "x", Shape({6}));
+  const OperatorConf& argwhere = job.AddOp(OpConfBuilder("argwhere", "argwhere")
+                                               .Input("input", x)
+                                               .Placement(GpuPlacement("0:0"))
+                                               .Build());
+  const std::string rows = OutputLbn(argwhere, "out");
+  ASSERT_TRUE(job.LogicalBlobDesc(rows).is_dynamic);
+  const std::string picked = Identity(job, "picked", rows, GpuPlacement("0:0"), "B");
+  EXPECT_TRUE(job.LogicalBlobDesc(picked).is_dynamic);
+  EXPECT_EQ(job.Op("picked").placement().device_tag(), "cpu") << "runs where its input was made";
+  const OperatorConf& cast = job.AddOp(OpConfBuilder("cast_to_static_shape", "static")
+                                           .Input("in", picked)
+                                           .Placement(GpuPlacement("0:0"))
+                                           .Build());
+  EXPECT_EQ(cast.placement().device_tag(), "cpu");
+  const std::string fixed = OutputLbn(cast, "out");
+  EXPECT_FALSE(job.LogicalBlobDesc(fixed).is_dynamic);
+  Identity(job, "after", fixed, GpuPlacement("0:0"), "B");
+  EXPECT_EQ(job.Op("after").placement().device_tag(), "gpu") << "static again: on the GPU";
+
+  int64_t collectives = 0;
+  const TaskGraphProto graph = BuildTaskGraph(job.job(), &collectives, Gpus(1));
+  const TaskNode& picked_node = NodeNamed(graph, "picked@0");
+  EXPECT_EQ(picked_node.device_tag(), "cpu");
+  EXPECT_EQ(InputNode(graph, picked_node).name(), "argwhere@0") << "read directly, no copy";
+  EXPECT_EQ(NodeNamed(graph, "static@0").device_tag(), "cpu");
+  const TaskNode& after = NodeNamed(graph, "after@0");
+  EXPECT_EQ(after.device_tag(), "gpu");
+  const TaskNode& h2d = InputNode(graph, after);
+  EXPECT_EQ(h2d.type(), kCopyHdNode);
+  EXPECT_EQ(Direction(h2d), "h2d");
+  EXPECT_EQ(InputNode(graph, h2d).name(), "static@0");
+}
+
 TEST_F(GpuPlanTest, WithoutGpusEverythingRunsOnTheHost) {
   const JobBuildContext job = HostGpuHost(DeviceResource());
   int64_t collectives = 0;
