@@ -30,8 +30,9 @@ void LogCudaFailure(const char* what, int64_t device_id, cudaError_t status) {
 }  // namespace
 
 CudaDeviceContext::CudaDeviceContext(int64_t device_id,
-                                     std::function<void(std::exception_ptr)> on_error)
-    : device_id_(device_id), on_error_(std::move(on_error)) {}
+                                     std::function<void(std::exception_ptr)> on_error,
+                                     GpuOptions options)
+    : device_id_(device_id), on_error_(std::move(on_error)), options_(options) {}
 
 CudaDeviceContext::~CudaDeviceContext() {
   if (stream_ == nullptr && cublas_ == nullptr && cudnn_ == nullptr) { return; }

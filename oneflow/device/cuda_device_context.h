@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "oneflow/device/device_context.h"
+#include "oneflow/device/gpu_options.h"
 
 namespace oneflow {
 
@@ -28,7 +29,8 @@ class CudaDeviceContext final : public DeviceContext {
  public:
   // `on_error` is called (from the poller thread) when waiting for the stream's work finds a
   // CUDA error; the runtime then aborts. Nothing touches the device before BindCurrentThread.
-  CudaDeviceContext(int64_t device_id, std::function<void(std::exception_ptr)> on_error);
+  CudaDeviceContext(int64_t device_id, std::function<void(std::exception_ptr)> on_error,
+                    GpuOptions options = GpuOptions());
   // Waits for the stream's work and runs the pending callbacks, then frees handles and stream.
   ~CudaDeviceContext() override;
 
@@ -40,6 +42,7 @@ class CudaDeviceContext final : public DeviceContext {
   void Synchronize() override;
 
   int64_t device_id() const { return device_id_; }
+  const GpuOptions& options() const { return options_; }
   cudaStream_t cuda_stream() const;
   cublasHandle_t cublas_handle() const;  // bound to cuda_stream(); made on first use
   cudnnHandle_t cudnn_handle() const;    // bound to cuda_stream(); made on first use
@@ -54,6 +57,7 @@ class CudaDeviceContext final : public DeviceContext {
  private:
   int64_t device_id_;
   std::function<void(std::exception_ptr)> on_error_;
+  GpuOptions options_;
   std::unique_ptr<CudaStream> stream_;
   mutable cublasHandle_t cublas_ = nullptr;  // made on first use, by the owning thread
   mutable cudnnHandle_t cudnn_ = nullptr;

@@ -90,8 +90,9 @@ std::unique_ptr<DeviceContext> Runtime::NewDeviceContext(int64_t thread_id,
     return std::make_unique<CpuDeviceContext>(options.compute_threads);
   }
 #ifdef ONEFLOW_WITH_CUDA
-  return std::make_unique<CudaDeviceContext>(plan_.thread(thread_id).device_id(),
-                                             [this](std::exception_ptr error) { Abort(error); });
+  return std::make_unique<CudaDeviceContext>(
+      plan_.thread(thread_id).device_id(), [this](std::exception_ptr error) { Abort(error); },
+      options.gpu);
 #else
   throw Error(ErrorKind::kRuntime)
       << "the plan runs tasks on GPU " << plan_.thread(thread_id).device_id()

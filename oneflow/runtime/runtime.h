@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "oneflow/comm/communicator.h"
+#include "oneflow/device/gpu_options.h"
 #include "oneflow/runtime/actor.h"
 #include "oneflow/runtime/register_manager.h"
 #include "oneflow/runtime/thread.h"
@@ -34,6 +35,7 @@ class PointToPoint;
 
 struct RuntimeOptions {
   int64_t compute_threads = 1;  // threads per CPU device for ParallelFor and BLAS
+  GpuOptions gpu;               // how GPU kernels may compute
   bool collect_act_events = false;  // record the actor timeline (ActEvents())
   // Several processes: this process runs the tasks of machine `machine_id` only, and reaches the
   // others through `data_plane` (which outlives the runtime).

@@ -146,6 +146,7 @@ void Session::Start() {
   }
   RuntimeOptions runtime_options;
   runtime_options.compute_threads = options_.compute_threads;
+  runtime_options.gpu = options_.gpu;
   if (runtime_options.compute_threads == 0) {
     std::set<int64_t> used_threads;
     for (const TaskProto& task : plan_.task()) {
@@ -172,6 +173,8 @@ void Session::Start() {
       *start->mutable_plan() = plan_;
       start->set_generation(generation_);
       start->set_compute_threads(runtime_options.compute_threads);
+      start->set_gpu_allow_tf32(options_.gpu.allow_tf32);
+      start->set_gpu_conv_heuristic_search(options_.gpu.conv_heuristic_search);
       *start->mutable_variables() = CollectVariableParts(variables_, plan_, machine);
       remotes_[machine] = std::make_unique<RemoteMachine>();
       remotes_[machine]->start_seq = cluster->SendCommand(machine, command);

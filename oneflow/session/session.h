@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "oneflow/device/gpu_options.h"
 #include "oneflow/framework/kernel.h"
 #include "oneflow/job/job_build_context.h"
 #include "oneflow/runtime/act_event.h"
@@ -34,6 +35,7 @@ struct SessionOptions {
   // Threads per CPU device (BLAS and ParallelFor); 0: the machine's cores divided among the
   // devices the Plan uses.
   int64_t compute_threads = 0;
+  GpuOptions gpu;  // how GPU kernels may compute, on every machine
   int64_t register_num = 2;
   std::string debug_dir;        // non-empty: dump jobs and the plan there at Start()
   // Non-empty: record the actor timeline and write it there (Chrome trace JSON) at each Stop().

@@ -96,6 +96,8 @@ class Worker {
     StoreVariableParts(variables_, start.variables());
     RuntimeOptions options;
     options.compute_threads = std::max<int64_t>(1, start.compute_threads());
+    options.gpu.allow_tf32 = start.gpu_allow_tf32();
+    options.gpu.conv_heuristic_search = start.gpu_conv_heuristic_search();
     options.machine_id = cluster_.machine_id();
     options.data_plane = &cluster_.data_plane();
     options.generation = generation_;

@@ -178,6 +178,66 @@ def test_blobs_whose_shape_depends_on_the_data_train_on_a_gpu_placement():
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5)
 
 
+def matmul_relative_error(tensor_float_32):
+    """The largest error of a (256, 512) x (512, 256) float32 product on the GPU, relative to
+    the largest entry of the float64 product."""
+    flow.clear_default_session()
+    flow.config.enable_tensor_float_32_compute(tensor_float_32)
+
+    @flow.global_function()
+    def product(a: tp.Numpy.Placeholder((256, 512)),
+                b: tp.Numpy.Placeholder((512, 256))) -> tp.Numpy:
+        with flow.scope.placement("gpu", "0:0"):
+            return flow.matmul(a, b)
+
+    rng = np.random.RandomState(11)
+    a = rng.standard_normal((256, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 256)).astype(np.float32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    return float(np.abs(product(a, b) - exact).max() / np.abs(exact).max())
+
+
+def test_tensor_float_32_compute_is_chosen_per_session():
+    """Strict float32 by default; flow.config.enable_tensor_float_32_compute(True) lets the
+    matmul round its inputs to TF32's 10-bit mantissa (errors about 2^-11 per product)."""
+    strict = matmul_relative_error(False)
+    tf32 = matmul_relative_error(True)
+    assert strict < 1e-5, strict
+    assert 3e-5 < tf32 < 1e-2, tf32
+
+
+def conv_losses(device, heuristic, steps=4):
+    flow.clear_default_session()
+    flow.config.enable_cudnn_conv_heuristic_search_algo(heuristic)
+
+    @flow.global_function(type="train")
+    def train(images: tp.Numpy.Placeholder((8, 3, 12, 12)),
+              labels: tp.Numpy.Placeholder((8,), dtype=flow.int32)) -> tp.Numpy:
+        with flow.scope.placement(device, "0:0"):
+            init = flow.random_uniform_initializer(-0.2, 0.2, seed=4)
+            hidden = flow.layers.conv2d(images, 6, 3, strides=2, padding="SAME",
+                                        activation=flow.nn.relu, kernel_initializer=init,
+                                        name="conv")
+            logits = flow.layers.dense(flow.reshape(hidden, (8, -1)), 4, name="dense",
+                                       kernel_initializer=init)
+            loss = flow.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+            flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1])).minimize(loss)
+        return loss
+
+    rng = np.random.RandomState(2)
+    images = rng.standard_normal((8, 3, 12, 12)).astype(np.float32)
+    labels = (np.arange(8) % 4).astype(np.int32)
+    return [train(images, labels).mean() for _ in range(steps)]
+
+
+def test_convolutions_train_alike_with_either_cudnn_algorithm_search():
+    """enable_cudnn_conv_heuristic_search_algo(False): cuDNN's measured search picks each
+    convolution's algorithm (forward, data and filter gradients); strict float32 either way."""
+    cpu = conv_losses("cpu", True)
+    for heuristic in (True, False):
+        np.testing.assert_allclose(conv_losses("gpu", heuristic), cpu, rtol=1e-4)
+
+
 UNITS = 5  # over 2 devices: 3 + 2 columns, an uneven split
 
 

@@ -1,6 +1,7 @@
 """flow.sysconfig: build facts and visible GPUs, checked against the machine (NVIDIA device files,
 the library's contents) rather than against what the package says of itself."""
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -36,6 +37,59 @@ def test_allow_tf32_follows_the_environment(value, allowed):
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120,
                          stdout=subprocess.PIPE, text=True).stdout
     assert out.strip() == str(allowed)
+
+
+GPU_OPTIONS_CODE = """
+import json
+import numpy as np
+import oneflow as flow
+import oneflow.typing as tp
+from oneflow.framework import session as session_util
+
+def options(tf32=None, heuristic=None):
+    flow.clear_default_session()
+    if tf32 is not None:
+        flow.config.enable_tensor_float_32_compute(tf32)
+    if heuristic is not None:
+        flow.config.enable_cudnn_conv_heuristic_search_algo(heuristic)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x + 1
+
+    assert (job(np.zeros(2, np.float32)) == 1).all()
+    return session_util.default_session().cpp.gpu_options
+
+print(json.dumps([options(), options(True), options(False, False), options(heuristic=True)]))
+"""
+
+
+@pytest.mark.parametrize("environment", [None, "1"])
+def test_gpu_options_reach_the_session(environment):
+    """flow.config.enable_tensor_float_32_compute and enable_cudnn_conv_heuristic_search_algo
+    reach the C++ session (its GPU devices' options); not called, TF32 follows
+    ONEFLOW_CUDA_ALLOW_TF32 and convolutions use cuDNN's heuristics."""
+    env = {key: item for key, item in os.environ.items() if key != "ONEFLOW_CUDA_ALLOW_TF32"}
+    if environment is not None:
+        env["ONEFLOW_CUDA_ALLOW_TF32"] = environment
+    out = subprocess.run([sys.executable, "-c", GPU_OPTIONS_CODE], env=env, check=True,
+                         timeout=240, stdout=subprocess.PIPE, text=True).stdout
+    default_tf32 = environment == "1"
+    assert json.loads(out.strip().splitlines()[-1]) == [
+        {"allow_tf32": default_tf32, "conv_heuristic_search": True},
+        {"allow_tf32": True, "conv_heuristic_search": True},
+        {"allow_tf32": False, "conv_heuristic_search": False},
+        {"allow_tf32": default_tf32, "conv_heuristic_search": True},
+    ]
+
+
+@pytest.mark.parametrize("setter", ["enable_tensor_float_32_compute",
+                                    "enable_cudnn_conv_heuristic_search_algo"])
+def test_gpu_option_setters_take_a_bool(setter):
+    with pytest.raises(TypeError, match=setter):
+        getattr(flow.config, setter)(1)
+    with pytest.raises(TypeError, match=setter):
+        getattr(flow.config, setter)("False")
 
 
 def test_no_gpu_without_nvidia_device_files():

@@ -173,9 +173,12 @@ void BindSession(py::module_& module) {
   py::class_<Session>(module, "Session")
       .def(py::init([](int64_t cpu_device_num, int64_t compute_threads, int64_t register_num,
                        const std::string& debug_dir, const std::string& act_event_file,
-                       Cluster* cluster, int64_t processes_per_host, int64_t gpu_device_num) {
+                       Cluster* cluster, int64_t processes_per_host, int64_t gpu_device_num,
+                       bool allow_tf32, bool conv_heuristic_search) {
              SessionOptions options;
              options.gpu_device_num = gpu_device_num;
+             options.gpu.allow_tf32 = allow_tf32;
+             options.gpu.conv_heuristic_search = conv_heuristic_search;
              options.cluster = cluster;
              options.processes_per_host = processes_per_host;
              options.act_event_file = act_event_file;
@@ -188,7 +191,8 @@ void BindSession(py::module_& module) {
            py::arg("cpu_device_num") = 0, py::arg("compute_threads") = 0,
            py::arg("register_num") = 2, py::arg("debug_dir") = "", py::arg("act_event_file") = "",
            py::arg("cluster") = nullptr, py::arg("processes_per_host") = 1,
-           py::arg("gpu_device_num") = 0,
+           py::arg("gpu_device_num") = 0, py::arg("allow_tf32") = false,
+           py::arg("conv_heuristic_search") = true,
            // The cluster outlives the session (Python's env holds it).
            py::keep_alive<1, 7>())
       .def(
@@ -327,6 +331,14 @@ void BindSession(py::module_& module) {
              py::gil_scoped_release release;
              return session.Launch(job_name, std::move(tensors));
            })
+      .def_property_readonly("gpu_options",
+                             [](const Session& session) {
+                               py::dict result;
+                               result["allow_tf32"] = session.options().gpu.allow_tf32;
+                               result["conv_heuristic_search"] =
+                                   session.options().gpu.conv_heuristic_search;
+                               return result;
+                             })
       .def("set_watch_handler",
            [](Session& session, py::function handler) {
              auto shared = std::shared_ptr<py::function>(new py::function(std::move(handler)),

@@ -6,9 +6,10 @@
 // its weight as that convolution's weight (ArgumentsOf), as on the CPU; it has no bias.
 // Descriptors are built in the constructor from the physical shapes; the algorithm is chosen
 // once, at the first call (cuDNN's heuristics need the handle), among those whose workspace fits
-// kMaxWorkspaceBytes; the workspace comes from CudaDeviceContext::Workspace.
-// Float32 runs without tensor cores (CUDNN_FMA_MATH, no TF32) so that it matches the CPU;
-// float16 computes in float32 and may use tensor cores.
+// kMaxWorkspaceBytes, by cuDNN's heuristic ranking or its measured search (the device's
+// GpuOptions); the workspace comes from CudaDeviceContext::Workspace.
+// Float32 runs without tensor cores (CUDNN_FMA_MATH, no TF32) so that it matches the CPU, unless
+// the device's options allow TF32; float16 computes in float32 and may use tensor cores.
 //
 // Padding that differs before and after an axis (cuDNN pads symmetrically; "SAME" padding with
 // an odd total, e.g. a 3x3 stride-2 convolution of an even size, or conv2d_transpose): cuDNN
@@ -28,7 +29,6 @@
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
-#include "oneflow/device/cuda_info.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/window_geometry.h"
 #include "oneflow/kernels/conv_arguments.h"
@@ -218,10 +218,7 @@ class CudnnConvKernel final : public Kernel {
                                                    CUDNN_CROSS_CORRELATION, Types::kCompute));
     OF_CUDNN_CHECK(
         cudnnSetConvolutionGroupCount(conv_desc_, static_cast<int>(ctx.Attr<int64_t>("groups"))));
-    // TF32 (ONEFLOW_CUDA_ALLOW_TF32=1) is cuDNN's default math for float32 on Ampere and later.
-    const bool tf32 = std::is_same<T, float>::value && GetCudaInfo().allow_tf32;
-    OF_CUDNN_CHECK(
-        cudnnSetConvolutionMathType(conv_desc_, tf32 ? CUDNN_DEFAULT_MATH : Types::kMath));
+    // The math type is set at the first call, from the device's options (ChooseAlgorithm).
   }
 
   ~CudnnConvKernel() override {
@@ -242,7 +239,7 @@ class CudnnConvKernel final : public Kernel {
       return;
     }
     cudnnHandle_t handle = device.cudnn_handle();
-    if (!algorithm_chosen_) { ChooseAlgorithm(handle); }
+    if (!algorithm_chosen_) { ChooseAlgorithm(handle, device.options()); }
     // [cuDNN's workspace][the wide activation of an uneven padding], one allocation.
     const int64_t cudnn_bytes = wide_ ? AlignedBytes(workspace_bytes_) : workspace_bytes_;
     const int64_t total_bytes = cudnn_bytes + static_cast<int64_t>(sizeof(T)) * wide_count_;
@@ -283,20 +280,24 @@ class CudnnConvKernel final : public Kernel {
   }
 
  private:
-  // The first algorithm of cuDNN's heuristic ranking that is supported and whose workspace fits;
-  // where the ranking offers none (cuDNN 9 on an H200 ranked no legacy algorithm for some of
-  // CudaKernels.Convolution's shapes), the first that cuDNN's measured search ran successfully
-  // (cudnnFind*: it runs each algorithm once, in scratch memory of its own).
+  // With the heuristic search: the first algorithm of cuDNN's heuristic ranking that is
+  // supported and whose workspace fits; where the ranking offers none (cuDNN 9 on an H200 ranked
+  // no legacy algorithm for some of CudaKernels.Convolution's shapes), and without the heuristic
+  // search: the fastest that cuDNN's measured search ran successfully (cudnnFind*: it runs each
+  // algorithm once, in scratch memory of its own, and sorts them by time). Strict float32
+  // (`fma_only`) passes over results measured with tensor-core math.
   template <typename Perf, typename Algorithm, typename Rank, typename Find, typename Bytes>
-  static bool PickAlgorithm(Rank rank, Find find, Bytes workspace_bytes, Algorithm* algorithm,
-                            size_t* bytes) {
+  static bool PickAlgorithm(bool heuristic, bool fma_only, Rank rank, Find find,
+                            Bytes workspace_bytes, Algorithm* algorithm, size_t* bytes) {
     constexpr int kRequested = 16;
     Perf results[kRequested];
     int returned = 0;
     auto first_fitting = [&]() {
       for (int i = 0; i < returned; ++i) {
         size_t needed = 0;
-        if (results[i].status != CUDNN_STATUS_SUCCESS ||
+        const bool tensor_cores = results[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                                  results[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+        if (results[i].status != CUDNN_STATUS_SUCCESS || (fma_only && tensor_cores) ||
             workspace_bytes(results[i].algo, &needed) != CUDNN_STATUS_SUCCESS ||
             needed > kMaxWorkspaceBytes) {
           continue;
@@ -307,17 +308,25 @@ class CudnnConvKernel final : public Kernel {
       }
       return false;
     };
-    if (rank(kRequested, &returned, results) == CUDNN_STATUS_SUCCESS && first_fitting()) {
+    if (heuristic && rank(kRequested, &returned, results) == CUDNN_STATUS_SUCCESS &&
+        first_fitting()) {
       return true;
     }
     returned = 0;
     return find(kRequested, &returned, results) == CUDNN_STATUS_SUCCESS && first_fitting();
   }
 
-  void ChooseAlgorithm(cudnnHandle_t handle) {
+  void ChooseAlgorithm(cudnnHandle_t handle, const GpuOptions& options) {
+    // TF32 is cuDNN's default math for float32 on Ampere and later.
+    const bool tf32 = std::is_same<T, float>::value && options.allow_tf32;
+    const cudnnMathType_t math = tf32 ? CUDNN_DEFAULT_MATH : Types::kMath;
+    OF_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, math));
+    const bool heuristic = options.conv_heuristic_search;
+    const bool fma_only = math == CUDNN_FMA_MATH;
     bool found = false;
     if constexpr (kPass == ConvPass::kForward) {
       found = PickAlgorithm<cudnnConvolutionFwdAlgoPerf_t>(
+          heuristic, fma_only,
           [&](int requested, int* returned, cudnnConvolutionFwdAlgoPerf_t* results) {
             return cudnnGetConvolutionForwardAlgorithm_v7(handle, x_desc_, w_desc_, conv_desc_,
                                                           y_desc_, requested, returned, results);
@@ -333,6 +342,7 @@ class CudnnConvKernel final : public Kernel {
           &forward_algorithm_, &workspace_bytes_);
     } else if constexpr (kPass == ConvPass::kBackwardData) {
       found = PickAlgorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
+          heuristic, fma_only,
           [&](int requested, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results) {
             return cudnnGetConvolutionBackwardDataAlgorithm_v7(
                 handle, w_desc_, y_desc_, conv_desc_, x_desc_, requested, returned, results);
@@ -349,6 +359,7 @@ class CudnnConvKernel final : public Kernel {
           &data_algorithm_, &workspace_bytes_);
     } else {
       found = PickAlgorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          heuristic, fma_only,
           [&](int requested, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results) {
             return cudnnGetConvolutionBackwardFilterAlgorithm_v7(
                 handle, x_desc_, y_desc_, conv_desc_, w_desc_, requested, returned, results);
@@ -367,7 +378,10 @@ class CudnnConvKernel final : public Kernel {
     if (!found) {
       throw Error(ErrorKind::kNotImplemented)
           << "conv: cuDNN has no algorithm for " << shapes_
-          << " (neither ranked nor found by a measured search) within " << kMaxWorkspaceBytes
+          << " ("
+          << (heuristic ? "neither ranked nor found by a measured search"
+                        : "none found by a measured search")
+          << ") within " << kMaxWorkspaceBytes
           << " bytes of workspace";
     }
     algorithm_chosen_ = true;

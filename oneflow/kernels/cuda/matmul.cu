@@ -4,7 +4,8 @@
 // op(b)^T op(a)^T, so b is passed first and the dimensions swap (m <-> n).
 // Every dtype runs cublasGemmStridedBatchedEx: float32 and float16 with
 // CUBLAS_COMPUTE_32F (half inputs, float accumulation), float64 with
-// CUBLAS_COMPUTE_64F; float32 with CUBLAS_COMPUTE_32F_FAST_TF32 under ONEFLOW_CUDA_ALLOW_TF32=1.
+// CUBLAS_COMPUTE_64F; float32 with CUBLAS_COMPUTE_32F_FAST_TF32 where the device's GpuOptions
+// allow TF32.
 
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
@@ -15,7 +16,6 @@
 #include "oneflow/common/error.h"
 #include "oneflow/device/cuda_check.h"
 #include "oneflow/device/cuda_device_context.h"
-#include "oneflow/device/cuda_info.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cuda/elementwise.cuh"
 
@@ -82,9 +82,6 @@ class MatmulGpuKernel final : public Kernel {
     a_stride_ = a_rows * a_columns;
     b_stride_ = b_rows * b_columns;
     out_stride_ = m_ * n_;
-    compute_ = std::is_same<T, float>::value && GetCudaInfo().allow_tf32
-                   ? CUBLAS_COMPUTE_32F_FAST_TF32
-                   : CublasTypes<T>::kCompute;
   }
 
   void Forward(KernelContext& ctx) override {
@@ -108,7 +105,9 @@ class MatmulGpuKernel final : public Kernel {
         &alpha, ctx.Input("b").data<T>(), Types::kData, ToInt(ldb_, "ldb"), b_stride_,
         ctx.Input("a").data<T>(), Types::kData, ToInt(lda_, "lda"), a_stride_, &beta, out,
         Types::kData, ToInt(n_, "ldc"), out_stride_, ToInt(batch_count_, "batch count"),
-        compute_, CUBLAS_GEMM_DEFAULT));
+        std::is_same<T, float>::value && device.options().allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                      : Types::kCompute,
+        CUBLAS_GEMM_DEFAULT));
   }
 
  private:
@@ -117,7 +116,6 @@ class MatmulGpuKernel final : public Kernel {
   int64_t batch_count_ = 1;
   int64_t a_stride_ = 0, b_stride_ = 0, out_stride_ = 0;
   double alpha_ = 1.0;
-  cublasComputeType_t compute_ = CUBLAS_COMPUTE_32F;
 };
 
 }  // namespace

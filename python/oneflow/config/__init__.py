@@ -103,6 +103,28 @@ def enable_legacy_model_io(value=True):
     _config().legacy_model_io = bool(value)
 
 
+def _bool(value, what):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError("%s takes a bool, got %r (%s)" % (what, value, type(value).__name__))
+    return bool(value)
+
+
+def enable_tensor_float_32_compute(val=True):
+    """float32 convolutions and matmuls on GPUs may use TF32 tensor cores (10-bit mantissa
+    products, about float16's precision, much faster). Not called: ONEFLOW_CUDA_ALLOW_TF32=1
+    turns it on, else float32 stays strict (OneFlow 0.3 allowed TF32 by default). No effect on
+    CPU devices."""
+    _config().tensor_float_32_compute = _bool(val, "enable_tensor_float_32_compute")
+
+
+def enable_cudnn_conv_heuristic_search_algo(val=True):
+    """True (the default): GPU convolutions take the first algorithm of cuDNN's heuristic
+    ranking. False: cuDNN's measured search runs every algorithm once per shape, at the first
+    call, and takes the fastest (PyTorch's cudnn.benchmark). No effect on CPU devices."""
+    _config().cudnn_conv_heuristic_search_algo = _bool(
+        val, "enable_cudnn_conv_heuristic_search_algo")
+
+
 def _ignored(*args, **kwargs):
     """Tuning knobs of OneFlow's GPU/NCCL runtime that have no effect here."""
 
@@ -112,13 +134,11 @@ comm_net_worker_num = _ignored
 use_rdma = _ignored
 reserved_device_mem_mbyte = _ignored
 reserved_host_mem_mbyte = _ignored
-enable_tensor_float_32_compute = _ignored
 enable_mem_chain_merge = _ignored
 nccl_use_compute_stream = _ignored
 disable_group_boxing_by_dst_parallel = _ignored
 enable_numa_aware_cuda_malloc_host = _ignored
 enable_fusion = _ignored
-enable_cudnn_conv_heuristic_search_algo = _ignored
 thread_enable_local_message_queue = _ignored
 max_mdsave_worker_num = _ignored
 rdma_mem_block_mbyte = _ignored

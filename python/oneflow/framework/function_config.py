@@ -18,12 +18,15 @@ from oneflow.framework import dtypes
 _TUNING_NO_OPS = {
     "enable_cudnn": "cuDNN or not: the same convolution values either way",
     "enable_tensor_float_32_compute":
-        "TF32 tensor-core math on GPUs; kernels here compute in full float32 either way",
+        "TF32 tensor-core math on GPUs, chosen per session here "
+        "(flow.config.enable_tensor_float_32_compute)",
     "cudnn_buf_limit_mbyte": "cuDNN workspace size",
     "cudnn_conv_force_fwd_algo": "cuDNN algorithm choice",
     "cudnn_conv_force_bwd_data_algo": "cuDNN algorithm choice",
     "cudnn_conv_force_bwd_filter_algo": "cuDNN algorithm choice",
-    "cudnn_conv_heuristic_search_algo": "cuDNN algorithm search",
+    "cudnn_conv_heuristic_search_algo":
+        "cuDNN algorithm search, chosen per session here "
+        "(flow.config.enable_cudnn_conv_heuristic_search_algo)",
     "cudnn_conv_use_deterministic_algo_only":
         "cuDNN algorithm choice; kernels here are deterministic",
     "cudnn_conv_enable_pseudo_half": "float16 cuDNN convolutions, which are not run here",

@@ -52,6 +52,10 @@ class SessionConfig:
         self.register_num = 2
         self.legacy_model_io = False
         self.collect_act_event = False
+        # GPU kernels: TF32 for float32 (None: ONEFLOW_CUDA_ALLOW_TF32, cuda_info()["allow_tf32"])
+        # and how convolutions choose their cuDNN algorithm.
+        self.tensor_float_32_compute = None
+        self.cudnn_conv_heuristic_search_algo = True
 
 
 class _PerDeviceWatch:
@@ -180,6 +184,10 @@ class Session:
                 processes_per_host=env.processes_per_host(),
                 cpu_device_num=self.config.cpu_device_num or 0,
                 gpu_device_num=sysconfig.gpus_in_use(),
+                allow_tf32=bool(sysconfig.cuda_info()["allow_tf32"]
+                                if self.config.tensor_float_32_compute is None
+                                else self.config.tensor_float_32_compute),
+                conv_heuristic_search=self.config.cudnn_conv_heuristic_search_algo,
                 compute_threads=self.config.compute_threads or 0,
                 register_num=self.config.register_num,
                 debug_dir=self.debug_dir(),
