@@ -3,16 +3,19 @@
 // normalization (given statistics), normalization_train (and the moving statistics update),
 // normalization_train_grad_stats, normalization_train_grad and normalization_grad.
 //
-// x is viewed as (outer, channels, inner) around the channel axis. Per-channel sums: one block
-// per channel, accumulated in double for every dtype (as the CPU, so that float32 statistics of
-// large batches stay within float32 rounding), the per-channel results computed by the block's
-// first thread. Elementwise passes: out = a[c] x + b[c] (+ d[c] z), with the per-channel factors
-// computed first by one thread per channel (in double, stored in the compute type as the CPU
-// stores them in T) into the device's workspace. A float16 x (auto mixed precision) has float32
-// per-channel blobs (ChannelType), as the op's infer function says.
+// x is viewed as (outer, channels, inner) around the channel axis. Per-channel sums: each
+// channel's elements split among blocks (enough blocks for the GPU), accumulated in double for
+// every dtype (as the CPU, so that float32 statistics of large batches stay within float32
+// rounding); a second kernel adds each channel's partial sums in order (deterministic) and
+// computes its results. Elementwise passes: out = a[c] x + b[c] (+ d[c] z), with the
+// per-channel factors computed first by one thread per channel (in double, stored in the
+// compute type as the CPU stores them in T) into the device's workspace. A float16 x (auto
+// mixed precision) has float32 per-channel blobs (ChannelType), as the op's infer function says.
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "oneflow/device/cuda_device_context.h"
@@ -91,48 +94,74 @@ __device__ __forceinline__ double ToDouble(T x) {
   return static_cast<double>(Convert<ComputeType<T>>(x));
 }
 
-// One block per channel: sums of two per-element terms, then the mode's per-channel outputs.
-template <typename T, Stats kStats>
-__global__ void ChannelStatsKernel(ChannelLayout layout, NormArgs<T> args) {
-  const int64_t per_channel = layout.outer * layout.inner;
-  for (int64_t c = blockIdx.x; c < layout.channels; c += gridDim.x) {
-    const double mean = kStats == Stats::kMean ? 0.0 : ToDouble(args.mean[c]);
-    double s0 = 0.0, s1 = 0.0;
-    for (int64_t k = threadIdx.x; k < per_channel; k += blockDim.x) {
-      const int64_t index =
-          ((k / layout.inner) * layout.channels + c) * layout.inner + k % layout.inner;
-      const double x = ToDouble(args.x[index]);
-      if constexpr (kStats == Stats::kMean) {
-        s0 += x;
-      } else if constexpr (kStats == Stats::kVariance) {
-        s0 += (x - mean) * (x - mean);
-      } else {
-        const double dy = ToDouble(args.dy[index]);
-        s0 += dy;
-        s1 += dy * (x - mean);
-      }
-    }
-    s0 = BlockReduce(s0, Sum);
-    s1 = BlockReduce(s1, Sum);
-    if (threadIdx.x != 0) { continue; }
-    const double divisor =
-        layout.logical_count > 1 ? static_cast<double>(layout.logical_count) : 1.0;
-    if constexpr (kStats == Stats::kMean || kStats == Stats::kVariance) {
-      args.out0[c] = static_cast<ChannelType<T>>(s0 / divisor);
+// Per-channel sums of two per-element terms, in double, each channel's elements split among
+// blocks (x: channel, y: split) so that a few channels of many elements (the first layers of a
+// CNN: 64 channels of N x 112 x 112) still fill the GPU; each block writes its partial sums.
+// Index: 32-bit where a channel's element count allows (cheaper divisions).
+template <typename T, Stats kStats, typename Index>
+__global__ void ChannelPartialSumsKernel(ChannelLayout layout, NormArgs<T> args, Index per_split,
+                                         double* partial) {
+  const int64_t c = blockIdx.x;
+  const Index count = static_cast<Index>(layout.outer * layout.inner);
+  const Index inner = static_cast<Index>(layout.inner);
+  const Index begin = static_cast<Index>(blockIdx.y) * per_split;
+  const Index end = count - begin < per_split ? count : begin + per_split;
+  const double mean = kStats == Stats::kMean ? 0.0 : ToDouble(args.mean[c]);
+  double s0 = 0.0, s1 = 0.0;
+  for (Index k = begin + threadIdx.x; k < end; k += blockDim.x) {
+    const Index o = k / inner;
+    const int64_t index = (static_cast<int64_t>(o) * layout.channels + c) * layout.inner +
+                          static_cast<int64_t>(k - o * inner);
+    const double x = ToDouble(args.x[index]);
+    if constexpr (kStats == Stats::kMean) {
+      s0 += x;
+    } else if constexpr (kStats == Stats::kVariance) {
+      s0 += (x - mean) * (x - mean);
     } else {
-      const double inv_std = 1.0 / sqrt(ToDouble(args.variance[c]) + args.epsilon);
-      s1 *= inv_std;
-      if constexpr (kStats == Stats::kGradStats) {
-        args.out0[c] = static_cast<ChannelType<T>>(s0);
-        args.out1[c] = static_cast<ChannelType<T>>(s1);
-      } else {
-        const double g = args.gamma ? ToDouble(args.gamma[c]) : 1.0;
-        args.a[c] = static_cast<ComputeType<T>>(g * inv_std);
-        args.out3[c] = static_cast<ChannelType<T>>(s0);                                 // beta_diff
-        args.out2[c] = static_cast<ChannelType<T>>(s1);                                 // gamma_diff
-        args.out0[c] = static_cast<ChannelType<T>>(-g * inv_std * s0);                  // mean_diff
-        args.out1[c] = static_cast<ChannelType<T>>(-0.5 * g * inv_std * inv_std * s1);  // variance_diff
-      }
+      const double dy = ToDouble(args.dy[index]);
+      s0 += dy;
+      s1 += dy * (x - mean);
+    }
+  }
+  s0 = BlockReduce(s0, Sum);
+  s1 = BlockReduce(s1, Sum);
+  if (threadIdx.x == 0) {
+    double* sums = partial + 2 * (static_cast<int64_t>(blockIdx.y) * layout.channels + c);
+    sums[0] = s0;
+    sums[1] = s1;
+  }
+}
+
+// One thread per channel: the splits' partial sums, added in split order, then the mode's
+// per-channel outputs.
+template <typename T, Stats kStats>
+__global__ void ChannelStatsKernel(ChannelLayout layout, NormArgs<T> args, int64_t splits,
+                                   const double* partial) {
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (c >= layout.channels) { return; }
+  double s0 = 0.0, s1 = 0.0;
+  for (int64_t split = 0; split < splits; ++split) {
+    s0 += partial[2 * (split * layout.channels + c)];
+    s1 += partial[2 * (split * layout.channels + c) + 1];
+  }
+  const double divisor =
+      layout.logical_count > 1 ? static_cast<double>(layout.logical_count) : 1.0;
+  if constexpr (kStats == Stats::kMean || kStats == Stats::kVariance) {
+    args.out0[c] = static_cast<ChannelType<T>>(s0 / divisor);
+  } else {
+    const double inv_std = 1.0 / sqrt(ToDouble(args.variance[c]) + args.epsilon);
+    s1 *= inv_std;
+    if constexpr (kStats == Stats::kGradStats) {
+      args.out0[c] = static_cast<ChannelType<T>>(s0);
+      args.out1[c] = static_cast<ChannelType<T>>(s1);
+    } else {
+      const double g = args.gamma ? ToDouble(args.gamma[c]) : 1.0;
+      args.a[c] = static_cast<ComputeType<T>>(g * inv_std);
+      args.out3[c] = static_cast<ChannelType<T>>(s0);                 // beta_diff
+      args.out2[c] = static_cast<ChannelType<T>>(s1);                 // gamma_diff
+      args.out0[c] = static_cast<ChannelType<T>>(-g * inv_std * s0);  // mean_diff
+      args.out1[c] =
+          static_cast<ChannelType<T>>(-0.5 * g * inv_std * inv_std * s1);  // variance_diff
     }
   }
 }
@@ -197,25 +226,64 @@ const T* OptionalData(KernelContext& ctx, const char* argument) {
   return ctx.HasInput(argument) ? ctx.Input(argument).data<T>() : nullptr;
 }
 
-// Workspace for `count` per-channel factors of each of a, b, d.
-template <typename T>
-void AllocateFactors(KernelContext& ctx, int64_t channels, NormArgs<T>* args) {
-  using C = ComputeType<T>;
-  C* base = static_cast<C*>(ctx.cuda_device().Workspace(3 * channels * sizeof(C)));
-  args->a = base;
-  args->b = base + channels;
-  args->d = base + 2 * channels;
+// How a channel's elements are split among the blocks of ChannelPartialSumsKernel: enough
+// blocks for the GPU, each with at least kMinPerSplit elements.
+struct StatsSplit {
+  int64_t splits = 1;
+  int64_t per_split = 0;  // elements of a channel per block
+};
+constexpr int64_t kStatsBlocksWanted = 1024;
+constexpr int64_t kMinPerSplit = 4096;
+
+StatsSplit SplitStats(const ChannelLayout& layout) {
+  const int64_t count = layout.outer * layout.inner;
+  const int64_t channels = std::max<int64_t>(1, layout.channels);
+  int64_t splits = (kStatsBlocksWanted + channels - 1) / channels;
+  splits = std::min({splits, std::max<int64_t>(1, count / kMinPerSplit), int64_t{65535}});
+  StatsSplit split;
+  split.per_split = (count + splits - 1) / splits;
+  split.splits = split.per_split == 0 ? 1 : (count + split.per_split - 1) / split.per_split;
+  return split;
 }
 
-int ChannelBlocks(int64_t channels) {
-  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(channels, kMaxBlocks * 4)));
+// The device workspace of one call, one allocation (a second Workspace call could move the
+// first): the per-channel factors a, b, d (when `factors`), then the partial sums of the
+// channel statistics (when `stats`), whose address it returns.
+template <typename T>
+double* AllocateWorkspace(KernelContext& ctx, const ChannelLayout& layout, bool factors,
+                          bool stats, NormArgs<T>* args) {
+  using C = ComputeType<T>;
+  const int64_t factor_bytes =
+      factors ? (3 * layout.channels * static_cast<int64_t>(sizeof(C)) + 15) / 16 * 16 : 0;
+  const int64_t stats_bytes =
+      stats ? 2 * SplitStats(layout).splits * layout.channels * static_cast<int64_t>(sizeof(double))
+            : 0;
+  char* base = static_cast<char*>(ctx.cuda_device().Workspace(factor_bytes + stats_bytes));
+  if (factors) {
+    args->a = reinterpret_cast<C*>(base);
+    args->b = args->a + layout.channels;
+    args->d = args->a + 2 * layout.channels;
+  }
+  return stats ? reinterpret_cast<double*>(base + factor_bytes) : nullptr;
 }
 
 template <typename T, Stats kStats>
-void LaunchStats(KernelContext& ctx, const ChannelLayout& layout, const NormArgs<T>& args) {
-  ChannelStatsKernel<T, kStats>
-      <<<ChannelBlocks(layout.channels), RowBlockSize(layout.outer * layout.inner), 0,
-         ctx.cuda_device().cuda_stream()>>>(layout, args);
+void LaunchStats(KernelContext& ctx, const ChannelLayout& layout, const NormArgs<T>& args,
+                 double* partial) {
+  const StatsSplit split = SplitStats(layout);
+  cudaStream_t stream = ctx.cuda_device().cuda_stream();
+  const dim3 blocks(static_cast<unsigned>(layout.channels), static_cast<unsigned>(split.splits));
+  const int threads = RowBlockSize(split.per_split);
+  if (layout.outer * layout.inner + kBlockSize < (int64_t{1} << 32)) {
+    ChannelPartialSumsKernel<T, kStats, uint32_t><<<blocks, threads, 0, stream>>>(
+        layout, args, static_cast<uint32_t>(split.per_split), partial);
+  } else {
+    ChannelPartialSumsKernel<T, kStats, uint64_t><<<blocks, threads, 0, stream>>>(
+        layout, args, static_cast<uint64_t>(split.per_split), partial);
+  }
+  OF_CUDA_CHECK(cudaGetLastError());
+  ChannelStatsKernel<T, kStats><<<BlockCount(layout.channels), kBlockSize, 0, stream>>>(
+      layout, args, split.splits, partial);
   OF_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -238,7 +306,8 @@ class BatchNormMeanKernel final : public Kernel {
     NormArgs<T> args;
     args.x = ctx.Input("x").data<T>();
     args.out0 = ctx.Output("mean").mut_data<ChannelType<T>>();
-    LaunchStats<T, Stats::kMean>(ctx, layout_, args);
+    LaunchStats<T, Stats::kMean>(ctx, layout_, args,
+                                 AllocateWorkspace(ctx, layout_, false, true, &args));
   }
 
  private:
@@ -255,7 +324,8 @@ class BatchNormVarianceKernel final : public Kernel {
     args.x = ctx.Input("x").data<T>();
     args.mean = ctx.Input("mean").data<ChannelType<T>>();
     args.out0 = ctx.Output("variance").mut_data<ChannelType<T>>();
-    LaunchStats<T, Stats::kVariance>(ctx, layout_, args);
+    LaunchStats<T, Stats::kVariance>(ctx, layout_, args,
+                                     AllocateWorkspace(ctx, layout_, false, true, &args));
   }
 
  private:
@@ -284,7 +354,7 @@ class NormalizationGpuKernel final : public Kernel {
     }
     args.epsilon = epsilon_;
     args.momentum = momentum_;
-    AllocateFactors(ctx, layout_.channels, &args);
+    AllocateWorkspace(ctx, layout_, true, false, &args);
     ChannelFactorsKernel<T, false, kTraining>
         <<<BlockCount(layout_.channels), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(layout_,
                                                                                            args);
@@ -313,7 +383,8 @@ class NormalizationTrainGradStatsKernel final : public Kernel {
     args.out0 = ctx.Output("sum_dy").mut_data<ChannelType<T>>();
     args.out1 = ctx.Output("sum_dy_xhat").mut_data<ChannelType<T>>();
     args.epsilon = epsilon_;
-    LaunchStats<T, Stats::kGradStats>(ctx, layout_, args);
+    LaunchStats<T, Stats::kGradStats>(ctx, layout_, args,
+                                      AllocateWorkspace(ctx, layout_, false, true, &args));
   }
 
  private:
@@ -336,7 +407,7 @@ class NormalizationTrainGradKernel final : public Kernel {
     args.sum_dy = ctx.Input("sum_dy").data<ChannelType<T>>();
     args.sum_dy_xhat = ctx.Input("sum_dy_xhat").data<ChannelType<T>>();
     args.epsilon = epsilon_;
-    AllocateFactors(ctx, layout_.channels, &args);
+    AllocateWorkspace(ctx, layout_, true, false, &args);
     ChannelFactorsKernel<T, true, false>
         <<<BlockCount(layout_.channels), kBlockSize, 0, ctx.cuda_device().cuda_stream()>>>(layout_,
                                                                                            args);
@@ -369,8 +440,8 @@ class NormalizationGradKernel final : public Kernel {
     args.out2 = ctx.Output("gamma_diff").mut_data<ChannelType<T>>();
     args.out3 = ctx.Output("beta_diff").mut_data<ChannelType<T>>();
     args.epsilon = epsilon_;
-    AllocateFactors(ctx, layout_.channels, &args);
-    LaunchStats<T, Stats::kGrad>(ctx, layout_, args);
+    double* partial = AllocateWorkspace(ctx, layout_, true, true, &args);
+    LaunchStats<T, Stats::kGrad>(ctx, layout_, args, partial);
     LaunchAffine<T>(ctx, layout_, args.dy, nullptr, args, false, ctx.Output("dx").mut_data<T>());
   }
 

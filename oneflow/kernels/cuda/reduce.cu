@@ -2,9 +2,11 @@
 // reduce_prod, reduce_any, reduce_all, and reduce_prod_grad (same axes, dtypes and NaN rules as
 // cpu/reduce_loops.h; float16 added). One plan for any set of axes: size-1 axes
 // dropped, neighbours of the same kind (kept / reduced) merged.
-// - [outer kept O][reduced R][inner kept I] with I > 1: one thread per output
-// (o, i) walks R
-//   with stride I; neighbouring threads read neighbouring elements.
+// - [outer kept O][reduced R][inner kept I] with I > 1 (a bias's gradient: the rows of a
+//   matrix summed per column): blocks of 32 columns by 8 row lanes, where a warp reads 32
+//   neighbouring elements of a row; R is split among enough blocks to fill the GPU, the splits'
+//   partial results go to scratch memory and a second kernel combines them in split order
+//   (deterministic, no atomics).
 // - anything else (I == 1, i.e. contiguous rows, or kept and reduced axes
 // interleaved): one
 //   block per output element; its threads split the reduced elements
@@ -174,21 +176,60 @@ __global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, Axe
   }
 }
 
-// [O][R][I], one thread per output (o, i).
+constexpr int kColumnTile = 32;  // columns of a block: a warp
+constexpr int kRowLanes = 8;     // warps of a block, each summing every 8th row
+// Enough blocks for every SM of an H100/H200 several times over.
+constexpr int64_t kColumnBlocksWanted = 1024;
+constexpr int64_t kMinRowsPerSplit = 64;
+constexpr int64_t kMaxSplits = 65535;  // gridDim.y
+
+// [O][R][I]: block (x = o * tiles + tile, y = split) combines rows [split * rows_per_split, ...)
+// of columns tile * 32 .. + 31 of group o. One split: the outputs; several: split-major partial
+// results in `partial`.
 template <typename Reducer, typename T>
-__global__ void ReduceColumnsKernel(int64_t outer, int64_t reduce_count, int64_t inner, const T* in,
-                                    typename Reducer::Out* out) {
+__global__ void ReduceColumnTilesKernel(int64_t outer, int64_t reduce_count, int64_t inner,
+                                        int64_t rows_per_split, const T* in,
+                                        typename Reducer::Acc* partial,
+                                        typename Reducer::Out* out) {
   using Acc = typename Reducer::Acc;
-  const int64_t out_count = outer * inner;
+  __shared__ Acc lanes[kRowLanes][kColumnTile];
+  const int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
+  const int64_t o = blockIdx.x / tiles;
+  const int64_t i = (blockIdx.x % tiles) * kColumnTile + threadIdx.x;
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * rows_per_split;
+  const int64_t end = min(reduce_count, begin + rows_per_split);
+  Acc acc = Reducer::Identity();
+  if (i < inner) {
+    const T* column = in + o * reduce_count * inner + i;
+    for (int64_t r = begin + threadIdx.y; r < end; r += kRowLanes) {
+      acc = Reducer::Combine(acc, Load<Reducer>(column[r * inner]));
+    }
+  }
+  lanes[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y != 0 || i >= inner) { return; }
+  for (int lane = 1; lane < kRowLanes; ++lane) {
+    acc = Reducer::Combine(acc, lanes[lane][threadIdx.x]);
+  }
+  const int64_t index = o * inner + i;
+  if (partial != nullptr) {
+    partial[static_cast<int64_t>(blockIdx.y) * outer * inner + index] = acc;
+  } else {
+    out[index] = Convert<typename Reducer::Out>(acc);
+  }
+}
+
+// out[index] = the splits' partial results of `index`, combined in split order.
+template <typename Reducer>
+__global__ void CombineSplitsKernel(int64_t out_count, int64_t splits,
+                                    const typename Reducer::Acc* partial,
+                                    typename Reducer::Out* out) {
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        index < out_count; index += stride) {
-    const int64_t o = index / inner;
-    const int64_t i = index % inner;
-    const T* column = in + o * reduce_count * inner + i;
-    Acc acc = Reducer::Identity();
-    for (int64_t r = 0; r < reduce_count; ++r) {
-      acc = Reducer::Combine(acc, Load<Reducer>(column[r * inner]));
+    typename Reducer::Acc acc = partial[index];
+    for (int64_t split = 1; split < splits; ++split) {
+      acc = Reducer::Combine(acc, partial[split * out_count + index]);
     }
     out[index] = Convert<typename Reducer::Out>(acc);
   }
@@ -240,15 +281,37 @@ class ReducePlan {
       columns_ = true;
       inner_ = groups[n - 1].second;
       outer_ = n == 3 ? groups[0].second : 1;
+      column_blocks_ = outer_ * ((inner_ + kColumnTile - 1) / kColumnTile);
+      int64_t splits = (kColumnBlocksWanted + column_blocks_ - 1) / column_blocks_;
+      splits = std::min({splits, std::max<int64_t>(1, reduce_count_ / kMinRowsPerSplit),
+                         kMaxSplits});
+      rows_per_split_ = (reduce_count_ + splits - 1) / splits;
+      splits_ = rows_per_split_ == 0 ? 1 : (reduce_count_ + rows_per_split_ - 1) / rows_per_split_;
     }
   }
 
+  // Scratch memory Run needs (the splits' partial results), 0 for none.
+  template <typename Reducer>
+  int64_t ScratchBytes() const {
+    return columns_ && splits_ > 1
+               ? splits_ * out_count_ * static_cast<int64_t>(sizeof(typename Reducer::Acc))
+               : 0;
+  }
+
+  // `scratch`: ScratchBytes<Reducer>() bytes of device memory (null when 0).
   template <typename Reducer, typename T>
-  void Run(cudaStream_t stream, const T* in, typename Reducer::Out* out) const {
+  void Run(cudaStream_t stream, const T* in, typename Reducer::Out* out, void* scratch) const {
     if (out_count_ == 0) { return; }
     if (columns_) {
-      ReduceColumnsKernel<Reducer, T><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
-          outer_, reduce_count_, inner_, in, out);
+      auto* partial = splits_ > 1 ? static_cast<typename Reducer::Acc*>(scratch) : nullptr;
+      const dim3 blocks(static_cast<unsigned>(column_blocks_), static_cast<unsigned>(splits_));
+      ReduceColumnTilesKernel<Reducer, T><<<blocks, dim3(kColumnTile, kRowLanes), 0, stream>>>(
+          outer_, reduce_count_, inner_, rows_per_split_, in, partial, out);
+      if (partial != nullptr) {
+        OF_CUDA_CHECK(cudaGetLastError());
+        CombineSplitsKernel<Reducer><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
+            out_count_, splits_, partial, out);
+      }
     } else {
       const int blocks = static_cast<int>(std::min<int64_t>(out_count_, kMaxBlocks * 4));
       ReduceByBlockKernel<Reducer, T><<<blocks, RowBlockSize(reduce_count_), 0, stream>>>(
@@ -263,7 +326,15 @@ class ReducePlan {
   AxesIndex kept_, reduced_;
   bool columns_ = false;
   int64_t outer_ = 1, inner_ = 1;
+  int64_t column_blocks_ = 1, splits_ = 1, rows_per_split_ = 1;
 };
+
+// Scratch memory of `plan` for `Reducer` from the device's workspace, or null.
+template <typename Reducer>
+void* PlanScratch(const ReducePlan& plan, CudaDeviceContext& device) {
+  const int64_t bytes = plan.ScratchBytes<Reducer>();
+  return bytes > 0 ? device.Workspace(bytes) : nullptr;
+}
 
 template <template <typename> class Reducer, typename T>
 class ReduceGpuKernel final : public Kernel {
@@ -276,7 +347,8 @@ class ReduceGpuKernel final : public Kernel {
   }
   void Forward(KernelContext& ctx) override {
     plan_.Run<Reducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("input_tensor").data<T>(),
-                          ctx.Output("output_tensor").mut_data<typename Reducer<T>::Out>());
+                          ctx.Output("output_tensor").mut_data<typename Reducer<T>::Out>(),
+                          PlanScratch<Reducer<T>>(plan_, ctx.cuda_device()));
   }
 
  private:
@@ -293,7 +365,8 @@ class ReduceSumLikeGpuKernel final : public Kernel {
   }
   void Forward(KernelContext& ctx) override {
     plan_.Run<SumReducer<T>>(ctx.cuda_device().cuda_stream(), ctx.Input("x").data<T>(),
-                             ctx.Output("y").mut_data<T>());
+                             ctx.Output("y").mut_data<T>(),
+                             PlanScratch<SumReducer<T>>(plan_, ctx.cuda_device()));
   }
 
  private:
@@ -357,10 +430,12 @@ class ReduceProdGradGpuKernel final : public Kernel {
     const int64_t n = broadcast_.out_count();
     if (n == 0) { return; }
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
-    auto* groups = static_cast<ProductAndZeros*>(
-        ctx.cuda_device().Workspace(group_count_ * sizeof(ProductAndZeros)));
+    // [the groups' statistics][the reduction's scratch], one workspace.
+    const int64_t group_bytes = group_count_ * static_cast<int64_t>(sizeof(ProductAndZeros));
+    auto* groups = static_cast<ProductAndZeros*>(ctx.cuda_device().Workspace(
+        group_bytes + plan_.ScratchBytes<NonzeroProductReducer<T>>()));
     const T* x = ctx.Input("x").data<T>();
-    plan_.Run<NonzeroProductReducer<T>>(stream, x, groups);
+    plan_.Run<NonzeroProductReducer<T>>(stream, x, groups, groups + group_count_);
     ReduceProdGradKernel<T><<<BlockCount(n), kBlockSize, 0, stream>>>(
         n, broadcast_.index(), x, groups, ctx.Input("dy").data<T>(),
         ctx.Output("dx").mut_data<T>());

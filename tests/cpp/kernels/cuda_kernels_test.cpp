@@ -247,6 +247,8 @@ TEST(CudaKernels, Reductions) {
       {Shape({1000}), {}},      {Shape({6, 300}), {1}},        {Shape({300, 6}), {0}},
       {Shape({4, 50, 7}), {1}}, {Shape({4, 5, 6, 7}), {0, 2}}, {Shape({4, 5, 6, 7}), {1, 3}},
       {Shape({3, 1, 5}), {1}},  {Shape({2, 3}), {0, 1}},
+      // Columns of many rows, split among blocks (a bias gradient; 31 and 10 splits).
+      {Shape({2000, 70}), {0}}, {Shape({3, 700, 33}), {1}},
   };
   for (const auto& [shape, axes] : cases) {
     SCOPED_TRACE(shape.ToString());
@@ -614,7 +616,9 @@ TEST(CudaKernels, Pooling) {
 TEST(CudaKernels, BatchNormalization) {
   SKIP_WITHOUT_GPU();
   for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
-           {Shape({4, 3, 5, 6}), 1}, {Shape({64, 10}), 1}, {Shape({2, 5, 3}), -1}}) {
+           {Shape({4, 3, 5, 6}), 1}, {Shape({64, 10}), 1}, {Shape({2, 5, 3}), -1},
+           // Channels of many elements, split among blocks (4 and 2 splits).
+           {Shape({16, 4, 32, 32}), 1}, {Shape({8192, 3}), 1}}) {
     SCOPED_TRACE(shape.ToString());
     const int64_t channels = shape.At(axis < 0 ? shape.num_axes() - 1 : axis);
     const Shape channel_shape({channels});
@@ -1167,9 +1171,13 @@ TEST(CudaKernels, Losses) {
 // reduce_prod_grad with no zero, one zero and two zeros in a group.
 TEST(CudaKernels, ReduceProdGrad) {
   SKIP_WITHOUT_GPU();
-  const Shape shape({4, 5, 6});
-  for (const std::vector<int64_t>& axes :
-       std::vector<std::vector<int64_t>>{{1}, {0, 2}, {2}, {0, 1, 2}}) {
+  for (const auto& [shape, axes] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
+           {Shape({4, 5, 6}), {1}},
+           {Shape({4, 5, 6}), {0, 2}},
+           {Shape({4, 5, 6}), {2}},
+           {Shape({4, 5, 6}), {0, 1, 2}},
+           {Shape({300, 4}), {0}},  // columns in 4 splits: scratch after the groups
+       }) {
     Shape dy_dims = shape;
     for (int64_t axis : axes) { dy_dims.Set(axis, 1); }
     HostTensor x = Random<double>(shape, 1, 0.5, 1.5);
