@@ -8,10 +8,9 @@
 //   partial results go to scratch memory and a second kernel combines them in split order
 //   (deterministic, no atomics).
 // - anything else (I == 1, i.e. contiguous rows, or kept and reduced axes
-// interleaved): one
-//   block per output element; its threads split the reduced elements
-//   (contiguous when the reduced axes are innermost) and combine them with a
-//   block reduction.
+//   interleaved): a block per output element (more, splitting its reduced elements, when there
+//   are few outputs: a whole tensor's sum); its threads split the reduced elements (contiguous
+//   when the reduced axes are innermost) and combine them with a block reduction.
 // Sums and products accumulate in float for float and float16, double for
 // double.
 
@@ -160,19 +159,29 @@ struct AxesIndex {
   }
 };
 
-// One block per output element (grid-stride over outputs).
+// Blocks per output element (grid-stride over outputs; y: the split of the reduced elements,
+// [split * per_split, ...)). One split: the outputs; several: split-major partial results in
+// `partial`.
 template <typename Reducer, typename T>
-__global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, AxesIndex kept,
-                                    AxesIndex reduced, const T* in, typename Reducer::Out* out) {
+__global__ void ReduceByBlockKernel(int64_t out_count, int64_t reduce_count, int64_t per_split,
+                                    AxesIndex kept, AxesIndex reduced, const T* in,
+                                    typename Reducer::Acc* partial, typename Reducer::Out* out) {
   using Acc = typename Reducer::Acc;
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * per_split;
+  const int64_t end = min(reduce_count, begin + per_split);
   for (int64_t o = blockIdx.x; o < out_count; o += gridDim.x) {
     const T* base = in + kept.Offset(o);
     Acc acc = Reducer::Identity();
-    for (int64_t r = threadIdx.x; r < reduce_count; r += blockDim.x) {
+    for (int64_t r = begin + threadIdx.x; r < end; r += blockDim.x) {
       acc = Reducer::Combine(acc, Load<Reducer>(base[reduced.Offset(r)]));
     }
     acc = BlockReduce(acc, [](Acc a, Acc b) { return Reducer::Combine(a, b); });
-    if (threadIdx.x == 0) { out[o] = Convert<typename Reducer::Out>(acc); }
+    if (threadIdx.x != 0) { continue; }
+    if (partial != nullptr) {
+      partial[static_cast<int64_t>(blockIdx.y) * out_count + o] = acc;
+    } else {
+      out[o] = Convert<typename Reducer::Out>(acc);
+    }
   }
 }
 
@@ -181,6 +190,7 @@ constexpr int kRowLanes = 8;     // warps of a block, each summing every 8th row
 // Enough blocks for every SM of an H100/H200 several times over.
 constexpr int64_t kColumnBlocksWanted = 1024;
 constexpr int64_t kMinRowsPerSplit = 64;
+constexpr int64_t kMinElementsPerSplit = 4096;  // of a block per output
 constexpr int64_t kMaxSplits = 65535;  // gridDim.y
 
 // [O][R][I]: block (x = o * tiles + tile, y = split) combines rows [split * rows_per_split, ...)
@@ -281,19 +291,22 @@ class ReducePlan {
       columns_ = true;
       inner_ = groups[n - 1].second;
       outer_ = n == 3 ? groups[0].second : 1;
-      column_blocks_ = outer_ * ((inner_ + kColumnTile - 1) / kColumnTile);
-      int64_t splits = (kColumnBlocksWanted + column_blocks_ - 1) / column_blocks_;
-      splits = std::min({splits, std::max<int64_t>(1, reduce_count_ / kMinRowsPerSplit),
-                         kMaxSplits});
-      rows_per_split_ = (reduce_count_ + splits - 1) / splits;
-      splits_ = rows_per_split_ == 0 ? 1 : (reduce_count_ + rows_per_split_ - 1) / rows_per_split_;
+      blocks_ = outer_ * ((inner_ + kColumnTile - 1) / kColumnTile);
+    } else {
+      blocks_ = std::min<int64_t>(out_count_, kMaxBlocks * 4);
     }
+    // Few outputs of many elements: the reduced elements are split among more blocks.
+    const int64_t min_per_split = columns_ ? kMinRowsPerSplit : kMinElementsPerSplit;
+    int64_t splits = (kColumnBlocksWanted + blocks_ - 1) / std::max<int64_t>(1, blocks_);
+    splits = std::min({splits, std::max<int64_t>(1, reduce_count_ / min_per_split), kMaxSplits});
+    per_split_ = (reduce_count_ + splits - 1) / splits;
+    splits_ = per_split_ == 0 ? 1 : (reduce_count_ + per_split_ - 1) / per_split_;
   }
 
   // Scratch memory Run needs (the splits' partial results), 0 for none.
   template <typename Reducer>
   int64_t ScratchBytes() const {
-    return columns_ && splits_ > 1
+    return splits_ > 1
                ? splits_ * out_count_ * static_cast<int64_t>(sizeof(typename Reducer::Acc))
                : 0;
   }
@@ -302,22 +315,21 @@ class ReducePlan {
   template <typename Reducer, typename T>
   void Run(cudaStream_t stream, const T* in, typename Reducer::Out* out, void* scratch) const {
     if (out_count_ == 0) { return; }
+    auto* partial = splits_ > 1 ? static_cast<typename Reducer::Acc*>(scratch) : nullptr;
+    const dim3 blocks(static_cast<unsigned>(blocks_), static_cast<unsigned>(splits_));
     if (columns_) {
-      auto* partial = splits_ > 1 ? static_cast<typename Reducer::Acc*>(scratch) : nullptr;
-      const dim3 blocks(static_cast<unsigned>(column_blocks_), static_cast<unsigned>(splits_));
       ReduceColumnTilesKernel<Reducer, T><<<blocks, dim3(kColumnTile, kRowLanes), 0, stream>>>(
-          outer_, reduce_count_, inner_, rows_per_split_, in, partial, out);
-      if (partial != nullptr) {
-        OF_CUDA_CHECK(cudaGetLastError());
-        CombineSplitsKernel<Reducer><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
-            out_count_, splits_, partial, out);
-      }
+          outer_, reduce_count_, inner_, per_split_, in, partial, out);
     } else {
-      const int blocks = static_cast<int>(std::min<int64_t>(out_count_, kMaxBlocks * 4));
-      ReduceByBlockKernel<Reducer, T><<<blocks, RowBlockSize(reduce_count_), 0, stream>>>(
-          out_count_, reduce_count_, kept_, reduced_, in, out);
+      ReduceByBlockKernel<Reducer, T><<<blocks, RowBlockSize(per_split_), 0, stream>>>(
+          out_count_, reduce_count_, per_split_, kept_, reduced_, in, partial, out);
     }
     OF_CUDA_CHECK(cudaGetLastError());
+    if (partial != nullptr) {
+      CombineSplitsKernel<Reducer><<<BlockCount(out_count_), kBlockSize, 0, stream>>>(
+          out_count_, splits_, partial, out);
+      OF_CUDA_CHECK(cudaGetLastError());
+    }
   }
 
  private:
@@ -326,7 +338,8 @@ class ReducePlan {
   AxesIndex kept_, reduced_;
   bool columns_ = false;
   int64_t outer_ = 1, inner_ = 1;
-  int64_t column_blocks_ = 1, splits_ = 1, rows_per_split_ = 1;
+  // Blocks along x (outputs, or column tiles) and y (splits of the reduced elements).
+  int64_t blocks_ = 1, splits_ = 1, per_split_ = 1;
 };
 
 // Scratch memory of `plan` for `Reducer` from the device's workspace, or null.

@@ -247,8 +247,10 @@ TEST(CudaKernels, Reductions) {
       {Shape({1000}), {}},      {Shape({6, 300}), {1}},        {Shape({300, 6}), {0}},
       {Shape({4, 50, 7}), {1}}, {Shape({4, 5, 6, 7}), {0, 2}}, {Shape({4, 5, 6, 7}), {1, 3}},
       {Shape({3, 1, 5}), {1}},  {Shape({2, 3}), {0, 1}},
-      // Columns of many rows, split among blocks (a bias gradient; 31 and 10 splits).
+      // Columns of many rows, split among blocks (a bias gradient; 31 and 10 splits), and few
+      // outputs of many elements (12 and 4 blocks per output).
       {Shape({2000, 70}), {0}}, {Shape({3, 700, 33}), {1}},
+      {Shape({50000}), {}},     {Shape({4, 20000}), {1}},
   };
   for (const auto& [shape, axes] : cases) {
     SCOPED_TRACE(shape.ToString());
