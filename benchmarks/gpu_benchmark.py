@@ -256,11 +256,11 @@ def run_oneflow_throughput(settings, device, warmup, iterations):
                               unit))
     flow.clear_default_session()  # writes the actor timeline
     if settings.get("profile"):
-        record.update(host_time_per_step(act_event_file, skip=warmup))
+        record.update(timeline_per_step(act_event_file, skip=warmup))
     return record
 
 
-def host_time_per_step(path, skip, top=6):
+def timeline_per_step(path, skip, top=6):
     """From the actor timeline, over the steps after the first `skip`: each thread's busy
     milliseconds per step on the host (its acts) and on its device (the work the acts enqueued
     there, a GPU's kernels), and the ops that take most of each."""
@@ -486,8 +486,8 @@ def run_child(args, case, side, settings, timeout):
     """(result dict, error string or None) of one child; on a timeout or crash, the error and
     the child's last progress line."""
     # -X faulthandler: a crash prints the Python stack (to stderr) instead of only a status.
-    command = [sys.executable, "-X", "faulthandler", os.path.abspath(__file__), "--child", case, "--side", side,
-               "--child-settings", json.dumps(settings), "--device", args.device,
+    command = [sys.executable, "-X", "faulthandler", os.path.abspath(__file__), "--child", case,
+               "--side", side, "--child-settings", json.dumps(settings), "--device", args.device,
                "--warmup", str(args.warmup), "--iterations", str(args.iterations),
                "--compare-steps", str(args.compare_steps)]
     environment = dict(os.environ)
