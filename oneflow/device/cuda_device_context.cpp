@@ -35,7 +35,10 @@ CudaDeviceContext::CudaDeviceContext(int64_t device_id,
     : device_id_(device_id), on_error_(std::move(on_error)), options_(options) {}
 
 CudaDeviceContext::~CudaDeviceContext() {
-  if (stream_ == nullptr && cublas_ == nullptr && cudnn_ == nullptr) { return; }
+  if (stream_ == nullptr && cublas_ == nullptr && cudnn_ == nullptr &&
+      error_report_host_ == nullptr) {
+    return;
+  }
   // The runtime may destroy the context on another thread than the one it was bound to.
   LogCudaFailure("cudaSetDevice", device_id_, cudaSetDevice(static_cast<int>(device_id_)));
   if (stream_ != nullptr) {
@@ -66,6 +69,9 @@ CudaDeviceContext::~CudaDeviceContext() {
     }
   }
   stream_.reset();  // after the handles bound to it; never throws
+  if (error_report_host_ != nullptr) {  // after the poller that reads it
+    LogCudaFailure("cudaFreeHost (the error report)", device_id_, cudaFreeHost(error_report_host_));
+  }
 }
 
 const std::string& CudaDeviceContext::device_tag() const {
@@ -88,7 +94,45 @@ void CudaDeviceContext::BindCurrentThread() {
   }
   OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(device_id_)));
   if (stream_ != nullptr) { return; }  // bound before: only the current device was needed
-  stream_ = std::make_unique<CudaStream>(device_id_, on_error_);
+  if (error_report_host_ == nullptr) {
+    void* report = nullptr;
+    OF_CUDA_CHECK(cudaHostAlloc(&report, sizeof(DeviceErrorReport), cudaHostAllocMapped));
+    error_report_host_ = static_cast<DeviceErrorReport*>(report);
+    *error_report_host_ = DeviceErrorReport{};
+    void* device_address = nullptr;
+    OF_CUDA_CHECK(cudaHostGetDevicePointer(&device_address, report, 0));
+    error_report_device_ = static_cast<DeviceErrorReport*>(device_address);
+  }
+  stream_ = std::make_unique<CudaStream>(device_id_, on_error_, [this] { ThrowReportedError(); });
+}
+
+int32_t CudaDeviceContext::AddErrorSite(std::string prefix) {
+  std::lock_guard<std::mutex> lock(error_sites_mutex_);
+  error_sites_.push_back(std::move(prefix));
+  return static_cast<int32_t>(error_sites_.size());
+}
+
+DeviceErrorReport* CudaDeviceContext::error_report() const {
+  OF_CHECK(error_report_device_ != nullptr) << "the context of gpu " << device_id_
+                                            << " was used before BindCurrentThread";
+  return error_report_device_;
+}
+
+void CudaDeviceContext::ThrowReportedError() {
+  // The work before the event has completed, so the kernels' writes to the report are visible.
+  const volatile DeviceErrorReport* report = error_report_host_;
+  const int32_t site = report->site;
+  if (site == 0) { return; }
+  std::string prefix;
+  {
+    std::lock_guard<std::mutex> lock(error_sites_mutex_);
+    prefix = site > 0 && site <= static_cast<int32_t>(error_sites_.size())
+                 ? error_sites_[site - 1]
+                 : "a kernel (unknown error site " + std::to_string(site) + ")";
+  }
+  throw Error(ErrorKind::kValue) << prefix << " " << report->value << " at position "
+                                 << report->position << " is out of range [0, " << report->limit
+                                 << ") (found on gpu " << device_id_ << ")";
 }
 
 void CudaDeviceContext::Synchronize() {

@@ -15,10 +15,12 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "oneflow/device/device_context.h"
+#include "oneflow/device/device_error_report.h"
 #include "oneflow/device/gpu_options.h"
 
 namespace oneflow {
@@ -50,6 +52,13 @@ class CudaDeviceContext final : public DeviceContext {
   // kernels of one thread run one at a time, in stream order).
   void* Workspace(int64_t bytes);
 
+  // Bad values found by kernels (device_error_report.h). AddErrorSite registers a message prefix
+  // such as "gather (op 'g'): index" and returns the id a kernel writes into the report; the
+  // ValueError reads "<prefix> <value> at position <position> is out of range [0, <limit>)".
+  // error_report() is the report's device address (valid after BindCurrentThread).
+  int32_t AddErrorSite(std::string prefix);
+  DeviceErrorReport* error_report() const;
+
   // CUDA events with timing, one per mark, kept until the context goes.
   int64_t MarkTime() override;
   double MicrosecondsBetween(int64_t from, int64_t to) override;
@@ -64,6 +73,14 @@ class CudaDeviceContext final : public DeviceContext {
   void* workspace_ = nullptr;
   int64_t workspace_bytes_ = 0;
   std::vector<cudaEvent_t> time_marks_;
+  DeviceErrorReport* error_report_host_ = nullptr;  // pinned, mapped
+  DeviceErrorReport* error_report_device_ = nullptr;
+  // Sites are added by the runtime thread and read by the poller thread.
+  mutable std::mutex error_sites_mutex_;
+  std::vector<std::string> error_sites_;  // id k + 1 -> prefix
+
+  // On the poller thread, after work completed: throws the report's ValueError if it was claimed.
+  void ThrowReportedError();
 };
 
 }  // namespace oneflow

@@ -22,8 +22,9 @@ void LogCudaFailure(const char* what, int64_t device_id, cudaError_t status) {
 
 }  // namespace
 
-CudaStream::CudaStream(int64_t device_id, std::function<void(std::exception_ptr)> on_error)
-    : device_id_(device_id) {
+CudaStream::CudaStream(int64_t device_id, std::function<void(std::exception_ptr)> on_error,
+                       std::function<void()> check_work)
+    : device_id_(device_id), check_work_(std::move(check_work)) {
   OF_CUDA_CHECK(cudaSetDevice(static_cast<int>(device_id)));
   OF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   // The poller thread queries this GPU's events, so the GPU must be current there too.
@@ -89,9 +90,12 @@ void CudaStream::AddCallback(std::function<void()> callback) {
   }
   const int64_t device_id = device_id_;
   poller_->Add(
-      [event, device_id] {
+      [this, event, device_id] {
         const cudaError_t query = cudaEventQuery(event);
-        if (query == cudaSuccess) { return true; }
+        if (query == cudaSuccess) {
+          if (check_work_) { check_work_(); }
+          return true;
+        }
         if (query == cudaErrorNotReady) { return false; }
         // An error of work before the event (e.g. a kernel's illegal address), seen here first.
         throw Error(ErrorKind::kRuntime)

@@ -24,8 +24,11 @@ class CudaStream final : public Stream {
  public:
   // Makes `device_id` current on the calling thread and creates a non-blocking stream on it.
   // `on_error` is called once, from the poller thread, when waiting for an event finds a CUDA
-  // error; the callbacks pending then are dropped. Throws Error(kRuntime) on a CUDA failure.
-  CudaStream(int64_t device_id, std::function<void(std::exception_ptr)> on_error);
+  // error or `check_work` throws; the callbacks pending then are dropped. `check_work`, when
+  // given, runs on the poller thread each time the work before an event has completed, before
+  // that event's callback. Throws Error(kRuntime) on a CUDA failure.
+  CudaStream(int64_t device_id, std::function<void(std::exception_ptr)> on_error,
+             std::function<void()> check_work = {});
   // Waits until every callback has run (or was dropped), then destroys the events and the
   // stream. Never throws: failures are written to stderr.
   ~CudaStream() override;
@@ -54,6 +57,7 @@ class CudaStream final : public Stream {
   std::mutex events_mutex_;  // AddCallback takes events, the poller thread returns them
   std::vector<cudaEvent_t> free_events_;
   std::vector<cudaEvent_t> all_events_;  // every event created, for the destructor
+  std::function<void()> check_work_;
   std::unique_ptr<EventPoller> poller_;
 };
 

@@ -292,3 +292,58 @@ def test_model_parallel_gpus_box_with_nccl_as_cpus_do(tmp_path, monkeypatch):
     assert not [name for name in gpu_boxing if re.match(r"(all_|reduce_)", name)], gpu_boxing
     assert cpu[-1] < cpu[0], cpu
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+
+
+# The ValueError of a bad index, by op: gather_nd and scatter_nd name the tuple on the CPU, the
+# bad entry on the GPU.
+BAD_INDEX_MESSAGE = (r"%s( \(op '\w+'\))?: .*(7 at (position|index) 1 is|tuple \(7\) of row 1 is) "
+                     r"out of range.*\[0, 4\)")
+
+
+# Each case: a job of one indexing op on `device`, fed (values, indices); the indices have 7 at
+# position 1, outside [0, 4). On the GPU the check runs on the device and the ValueError comes
+# from the device's error report once the work has completed, never silent zeros.
+def bad_index_job(op, device):
+    flow.clear_default_session()
+    values = tp.Numpy.Placeholder((4, 4))
+    index_shape = (3, 1) if op in ("gather_nd", "scatter_nd") else (3,)
+    indices = tp.Numpy.Placeholder(index_shape, dtype=flow.int32)
+
+    @flow.global_function()
+    def job(x: values, i: indices) -> tp.Numpy:
+        with flow.scope.placement(device, "0:0"):
+            x = flow.math.relu(x)  # computed on `device`
+            if op == "gather":
+                return flow.gather(x, i)
+            if op == "gather_nd":
+                return flow.gather_nd(x, i)
+            if op == "scatter_nd":
+                return flow.scatter_nd(i, flow.slice(x, [0, 0], [3, 3]), (4, 3))
+            if op == "unsorted_segment_sum":
+                return flow.math.unsorted_segment_sum(flow.slice(x, [0, 0], [3, 3]), i, 4)
+            if op == "one_hot":
+                return flow.one_hot(i, depth=4) + flow.math.reduce_sum(x)
+            assert op == "sparse_softmax_cross_entropy"
+            return flow.nn.sparse_softmax_cross_entropy_with_logits(i, flow.slice(x, [0, 0],
+                                                                                  [3, 4]))
+
+    return job
+
+
+@pytest.mark.parametrize("op", ["gather", "gather_nd", "scatter_nd", "unsorted_segment_sum",
+                                "one_hot", "sparse_softmax_cross_entropy"])
+def test_an_index_out_of_range_raises_on_the_gpu_as_on_the_cpu(op):
+    rng = np.random.RandomState(0)
+    x = rng.standard_normal((4, 4)).astype(np.float32)
+    good = np.array([2, 0, 3], np.int32)
+    bad = np.array([2, 7, 3], np.int32)
+    if op in ("gather_nd", "scatter_nd"):
+        good, bad = good.reshape(3, 1), bad.reshape(3, 1)
+    results = {}
+    for device in ("cpu", "gpu"):
+        job = bad_index_job(op, device)
+        results[device] = job(x, good)
+        with pytest.raises(ValueError, match=BAD_INDEX_MESSAGE % op):
+            job(x, bad)
+    np.testing.assert_allclose(results["gpu"], results["cpu"], rtol=1e-5, atol=1e-6)
+    flow.clear_default_session()

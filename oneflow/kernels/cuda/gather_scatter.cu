@@ -9,10 +9,10 @@
 // each target row records the last update row that addresses it (atomicMax), and only that
 // row writes it, so a later duplicate wins as on the CPU.
 //
-// An index out of range cannot raise from the device without a synchronization: a gathered
-// row is then zeros and a scattered row is dropped, where the CPU kernels throw ValueError.
-// Indices outside a device's part of a split gather axis give zeros / are dropped, as on the
-// CPU (model-parallel partial sums).
+// An index outside the logical shape raises a ValueError, as on the CPU, through the device's
+// error report (index_check.h) once the work has completed (meanwhile its gathered row is zeros
+// and its scattered row is dropped). Indices outside a device's part of a split gather axis give
+// zeros / are dropped, as on the CPU (model-parallel partial sums).
 
 #include <cuda_fp16.h>
 
@@ -22,6 +22,7 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
 #include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/cuda/index_check.h"
 #include "oneflow/sbp/tensor_slice.h"
 
 namespace oneflow {
@@ -40,6 +41,11 @@ int64_t PartBegin(const KernelInitContext& ctx, const std::string& argument, int
   return SliceOfPart(ctx.LogicalDesc(argument).shape, sbp, ctx.parallel_context().parallel_id(),
                      ctx.parallel_context().parallel_num())
       .begin[axis];
+}
+
+// "<op_type> (op '<name>'): <what>", the prefix of a bad index's ValueError.
+std::string CheckPrefix(const KernelInitContext& ctx, const std::string& what) {
+  return ctx.conf().op_type() + " (op '" + ctx.conf().name() + "'): " + what;
 }
 
 __device__ __forceinline__ void AtomicAdd(float* target, float value) { atomicAdd(target, value); }
@@ -101,13 +107,16 @@ class GatherGpuKernel final : public Kernel {
     geometry_ =
         MakeGatherGeometry(ctx.Desc("in").shape, ctx.Desc("indices").shape, axis, batch_dims);
     part_begin_ = PartBegin(ctx, "in", axis);
+    check_ = DeviceIndexCheck(CheckPrefix(ctx, "index"),
+                              SingleLimit(ctx.LogicalDesc("in").shape.At(axis)));
   }
 
   void Forward(KernelContext& ctx) override {
+    const Blob& indices = ctx.Input("indices");
+    check_.Enqueue(ctx.cuda_device(), indices);
     const GatherGeometry& g = geometry_;
     const int64_t n = g.outer * g.indices_per_batch * g.inner;
     if (n == 0) { return; }
-    const Blob& indices = ctx.Input("indices");
     const E* in = ctx.Input("in").data<E>();
     E* out = ctx.Output("out").mut_data<E>();
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
@@ -124,6 +133,7 @@ class GatherGpuKernel final : public Kernel {
  private:
   GatherGeometry geometry_;
   int64_t part_begin_ = 0;
+  DeviceIndexCheck check_;
 };
 
 // Adds element i of `data` into `out` at the row its segment id names (the inverse of the
@@ -148,10 +158,13 @@ class UnsortedSegmentSumGpuKernel final : public Kernel {
     geometry_ = MakeGatherGeometry(out, ctx.Desc("segment_ids").shape, axis, batch_dims);
     out_count_ = out.elem_count();
     part_begin_ = PartBegin(ctx, "out", axis);
+    check_ = DeviceIndexCheck(CheckPrefix(ctx, "segment id"),
+                              SingleLimit(ctx.LogicalDesc("out").shape.At(axis)));
   }
 
   void Forward(KernelContext& ctx) override {
     using Acc = SumType<T>;
+    check_.Enqueue(ctx.cuda_device(), ctx.Input("segment_ids"));
     if (out_count_ == 0) { return; }
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
     T* out = ctx.Output("out").mut_data<T>();
@@ -183,6 +196,7 @@ class UnsortedSegmentSumGpuKernel final : public Kernel {
   GatherGeometry geometry_;
   int64_t out_count_ = 0;
   int64_t part_begin_ = 0;
+  DeviceIndexCheck check_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -213,6 +227,14 @@ NdIndex MakeNdIndex(const std::string& op_type, const Shape& shape, const Shape&
   nd.rows = indices.Count(0, indices.num_axes() - 1);
   nd.inner = shape.Count(depth, shape.num_axes());
   return nd;
+}
+
+// Each entry k of an index tuple must lie in [0, dims[k]).
+DeviceIndexCheck NdIndexCheck(const KernelInitContext& ctx, const NdIndex& nd) {
+  IndexLimits limits;
+  limits.period = nd.depth;
+  for (int k = 0; k < nd.depth; ++k) { limits.limits[k] = nd.dims[k]; }
+  return DeviceIndexCheck(CheckPrefix(ctx, "index tuple entry"), limits);
 }
 
 // The row that index tuple `row` addresses, or -1 when an entry is out of range.
@@ -282,9 +304,11 @@ template <typename E>
 class GatherNdGpuKernel final : public Kernel {
  public:
   explicit GatherNdGpuKernel(const KernelInitContext& ctx)
-      : nd_(MakeNdIndex("gather_nd", ctx.Desc("params").shape, ctx.Desc("indices").shape)) {}
+      : nd_(MakeNdIndex("gather_nd", ctx.Desc("params").shape, ctx.Desc("indices").shape)),
+        check_(NdIndexCheck(ctx, nd_)) {}
 
   void Forward(KernelContext& ctx) override {
+    check_.Enqueue(ctx.cuda_device(), ctx.Input("indices"));
     const int64_t n = nd_.rows * nd_.inner;
     if (n == 0) { return; }
     const E* params = ctx.Input("params").data<E>();
@@ -297,6 +321,7 @@ class GatherNdGpuKernel final : public Kernel {
 
  private:
   NdIndex nd_;
+  DeviceIndexCheck check_;
 };
 
 template <typename T>
@@ -304,10 +329,12 @@ class ScatterNdGpuKernel final : public Kernel {
  public:
   explicit ScatterNdGpuKernel(const KernelInitContext& ctx)
       : nd_(MakeNdIndex(ctx.conf().op_type(), ctx.Desc("out").shape, ctx.Desc("indices").shape)),
-        out_count_(ctx.Desc("out").shape.elem_count()) {}
+        out_count_(ctx.Desc("out").shape.elem_count()),
+        check_(NdIndexCheck(ctx, nd_)) {}
 
   void Forward(KernelContext& ctx) override {
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
+    check_.Enqueue(ctx.cuda_device(), ctx.Input("indices"));
     T* out = ctx.Output("out").mut_data<T>();
     if (out_count_ == 0) { return; }
     OF_CUDA_CHECK(cudaMemsetAsync(out, 0, out_count_ * sizeof(T), stream));
@@ -322,6 +349,7 @@ class ScatterNdGpuKernel final : public Kernel {
  private:
   NdIndex nd_;
   int64_t out_count_;
+  DeviceIndexCheck check_;
 };
 
 template <typename E>
@@ -330,10 +358,12 @@ class TensorScatterNdUpdateGpuKernel final : public Kernel {
   explicit TensorScatterNdUpdateGpuKernel(const KernelInitContext& ctx)
       : nd_(MakeNdIndex("tensor_scatter_nd_update", ctx.Desc("params").shape,
                         ctx.Desc("indices").shape)),
-        out_count_(ctx.Desc("out").shape.elem_count()) {}
+        out_count_(ctx.Desc("out").shape.elem_count()),
+        check_(NdIndexCheck(ctx, nd_)) {}
 
   void Forward(KernelContext& ctx) override {
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
+    check_.Enqueue(ctx.cuda_device(), ctx.Input("indices"));
     const E* params = ctx.Input("params").data<E>();
     E* out = ctx.Output("out").mut_data<E>();
     if (out != params && out_count_ > 0) {
@@ -357,6 +387,7 @@ class TensorScatterNdUpdateGpuKernel final : public Kernel {
  private:
   NdIndex nd_;
   int64_t out_count_;
+  DeviceIndexCheck check_;
 };
 
 }  // namespace

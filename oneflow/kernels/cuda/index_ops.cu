@@ -4,9 +4,8 @@
 // coordinates and the permuted input strides (size-1 axes dropped first, at most 8 axes left).
 // It moves bytes, so one kernel per element size serves every dtype.
 //
-// one_hot: one thread per output element. An index outside [0, depth) cannot raise an error
-// from the device without a synchronization: its row is all off values on the GPU, where the
-// CPU kernel throws.
+// one_hot: one thread per output element. An index outside [0, depth) raises a ValueError, as on
+// the CPU, through the device's error report (index_check.h), once the work has completed.
 
 #include <cuda_fp16.h>
 
@@ -17,6 +16,7 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/shape_functions.h"
 #include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/cuda/index_check.h"
 
 namespace oneflow {
 namespace cuda {
@@ -106,11 +106,13 @@ class OneHotGpuKernel final : public Kernel {
   explicit OneHotGpuKernel(const KernelInitContext& ctx)
       : depth_(ctx.Attr<int64_t>("depth")),
         on_(OnOffValue<T>(ctx, "floating_on_value", "integer_on_value")),
-        off_(OnOffValue<T>(ctx, "floating_off_value", "integer_off_value")) {}
+        off_(OnOffValue<T>(ctx, "floating_off_value", "integer_off_value")),
+        check_("one_hot (op '" + ctx.conf().name() + "'): index", SingleLimit(depth_)) {}
   void Forward(KernelContext& ctx) override {
     const Blob& indices = ctx.Input("indices");
     const int64_t n = indices.elem_count() * depth_;
     if (n == 0) { return; }
+    check_.Enqueue(ctx.cuda_device(), indices);
     T* out = ctx.Output("out").mut_data<T>();
     cudaStream_t stream = ctx.cuda_device().cuda_stream();
     if (indices.data_type() == kInt32) {
@@ -126,6 +128,7 @@ class OneHotGpuKernel final : public Kernel {
  private:
   int64_t depth_;
   T on_, off_;
+  DeviceIndexCheck check_;
 };
 
 }  // namespace

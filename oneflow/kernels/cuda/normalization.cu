@@ -188,9 +188,9 @@ __global__ void ChannelFactorsKernel(ChannelLayout layout, NormArgs<T> args) {
       const double moving_mean = ToDouble(args.moving_mean[c]);
       const double moving_variance = ToDouble(args.moving_variance[c]);
       using P = ChannelType<T>;
-      args.moving_mean[c] = static_cast<P>(args.momentum * moving_mean + (1.0 - args.momentum) * mean);
-      args.moving_variance[c] =
-          static_cast<P>(args.momentum * moving_variance + (1.0 - args.momentum) * variance * unbias);
+      const double keep = args.momentum, take = 1.0 - args.momentum;
+      args.moving_mean[c] = static_cast<P>(keep * moving_mean + take * mean);
+      args.moving_variance[c] = static_cast<P>(keep * moving_variance + take * variance * unbias);
     }
   } else {
     const double m = layout.logical_count > 1 ? static_cast<double>(layout.logical_count) : 1.0;

@@ -5,9 +5,9 @@
 // `inner` apart, reduced by one thread block (block_reduce.cuh). Float16 computes in float, float
 // in float, double in double.
 //
-// A label outside [0, classes) cannot raise an error from the device without a
-// synchronization: the GPU writes NaN as that row's loss (and leaves the label
-// term out of its gradient), where the CPU kernel throws.
+// A label outside [0, classes) raises a ValueError, as on the CPU, through the device's error
+// report (index_check.h) once the work has completed; the kernels meanwhile write NaN as that
+// row's loss and leave the label term out of its gradient.
 
 #include <cuda_fp16.h>
 #include <math_constants.h>
@@ -17,6 +17,7 @@
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/kernels/cuda/block_reduce.cuh"
 #include "oneflow/kernels/cuda/elementwise.cuh"
+#include "oneflow/kernels/cuda/index_check.h"
 #include "oneflow/kernels/cuda/math_functors.cuh"
 
 namespace oneflow {
@@ -191,10 +192,14 @@ class SparseSoftmaxCrossEntropyGpuKernel final : public Kernel {
     const Shape& shape = ctx.Desc("prediction").shape;
     classes_ = shape.At(shape.num_axes() - 1);
     rows_ = ctx.Desc("label").shape.elem_count();
+    check_ = DeviceIndexCheck(
+        ctx.conf().op_type() + " (op '" + ctx.conf().name() + "'): label value",
+        SingleLimit(classes_));
   }
   void Forward(KernelContext& ctx) override {
     if (rows_ == 0 || classes_ == 0) { return; }
     const Blob& label = ctx.Input("label");
+    check_.Enqueue(ctx.cuda_device(), label);
     const T* prediction = ctx.Input("prediction").data<T>();
     T* prob = ctx.Output("prob").mut_data<T>();
     T* out = ctx.Output("out").mut_data<T>();
@@ -212,6 +217,7 @@ class SparseSoftmaxCrossEntropyGpuKernel final : public Kernel {
 
  private:
   int64_t rows_, classes_;
+  DeviceIndexCheck check_;
 };
 
 template <typename T>

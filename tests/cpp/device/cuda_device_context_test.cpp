@@ -18,6 +18,8 @@
 #include "oneflow/device/cuda_info.h"
 #include "oneflow/device/cuda_stream.h"
 #include "oneflow/device/memory.h"
+#include "oneflow/framework/blob.h"
+#include "oneflow/kernels/cuda/index_check.h"
 
 namespace oneflow {
 namespace {
@@ -264,6 +266,57 @@ TEST(CudaDeviceContextTest, ContextBoundOnAnotherThreadIsDestroyedCleanly) {
   context.reset();
   EXPECT_EQ(callbacks.load(), 10);
   EXPECT_EQ(errors.count.load(), 0);
+}
+
+// An index check that finds a bad entry claims the context's error report; the poller turns it
+// into a ValueError when the work completes and drops the callbacks after it.
+TEST(CudaDeviceContextTest, ABadIndexFoundOnTheDeviceStopsTheStreamWithAValueError) {
+  SKIP_WITHOUT_GPU();
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  CudaDeviceContext context(0, [&](std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const Error& e) {
+      std::lock_guard<std::mutex> lock(mutex);
+      errors.push_back(std::string(e.kind() == ErrorKind::kValue ? "value: " : "other: ") +
+                       e.what());
+    }
+  });
+  context.BindCurrentThread();
+  const std::vector<int64_t> good = {0, 3, 2, 1, 3}, bad = {0, 3, -2, 1, 9};
+  std::shared_ptr<void> memory =
+      AllocateMemory(Case(kDeviceMemory), 10 * sizeof(int64_t), "the index check test");
+  int64_t* device = static_cast<int64_t*>(memory.get());
+  ASSERT_EQ(cudaMemcpy(device, good.data(), 5 * sizeof(int64_t), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device + 5, bad.data(), 5 * sizeof(int64_t), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  BlobDesc desc;
+  desc.shape = Shape({5});
+  desc.data_type = kInt64;
+  cuda::DeviceIndexCheck check("gather (op 'g'): index", cuda::SingleLimit(4));
+  std::atomic<int> callbacks{0};
+  check.Enqueue(context, Blob(device, desc));
+  context.stream().AddCallback([&] { callbacks.fetch_add(1); });
+  context.Synchronize();
+  EXPECT_EQ(callbacks.load(), 1);
+  EXPECT_TRUE(errors.empty());
+
+  check.Enqueue(context, Blob(device + 5, desc));
+  context.stream().AddCallback([&] { callbacks.fetch_add(1); });
+  context.Synchronize();
+  EXPECT_EQ(callbacks.load(), 1);  // dropped
+  std::lock_guard<std::mutex> lock(mutex);
+  ASSERT_EQ(errors.size(), 1u);
+  // Either bad entry may claim the report first.
+  const std::string& message = errors[0];
+  const bool names_one = message.find("index -2 at position 2 is out of range [0, 4)") !=
+                             std::string::npos ||
+                         message.find("index 9 at position 4 is out of range [0, 4)") !=
+                             std::string::npos;
+  EXPECT_TRUE(names_one) << message;
+  EXPECT_EQ(message.rfind("value: gather (op 'g'): ", 0), 0u) << message;
 }
 
 }  // namespace
