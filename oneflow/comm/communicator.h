@@ -27,6 +27,9 @@ struct CollectiveCall {
   void* output = nullptr;       // this rank's part after it
   int64_t job_id = 0;
   DeviceContext* device = nullptr;  // the device (thread) of this rank; a GPU's for NCCL
+  // Which act of the piece this is: 0, 1, ... for a collective that acts several times per
+  // iteration (between flow.unpack and flow.pack: framework/time_shape.h), else 0.
+  int64_t sub_piece = 0;
 };
 
 // "all_reduce", "reduce_scatter", "all_gather", "all_to_all".

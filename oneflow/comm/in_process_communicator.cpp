@@ -110,7 +110,7 @@ void InProcessCommunicator::Submit(const CollectiveCall& call, Done done) {
   std::shared_ptr<Rendezvous> rendezvous;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto key = std::make_pair(task.collective_id(), call.piece_id);
+    const auto key = std::make_tuple(task.collective_id(), call.piece_id, call.sub_piece);
     std::shared_ptr<Rendezvous>& entry = pending_[key];
     if (!entry) {
       entry = std::make_shared<Rendezvous>();
@@ -119,7 +119,7 @@ void InProcessCommunicator::Submit(const CollectiveCall& call, Done done) {
     }
     OF_CHECK(!entry->dones[task.rank()])
         << "rank " << task.rank() << " submitted collective " << task.collective_id() << " piece "
-        << call.piece_id << " twice";
+        << call.piece_id << " (act " << call.sub_piece << ") twice";
     entry->calls[task.rank()] = call;
     entry->dones[task.rank()] = std::move(done);
     if (++entry->arrived < ranks) { return; }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,8 @@ class InProcessCommunicator final : public Communicator {
 
   DeviceExecutor executor_;
   std::mutex mutex_;
-  std::map<std::pair<int64_t, int64_t>, std::shared_ptr<Rendezvous>> pending_;
+  // (collective id, piece, sub-piece) -> the rendezvous of its ranks
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::shared_ptr<Rendezvous>> pending_;
 };
 
 }  // namespace oneflow

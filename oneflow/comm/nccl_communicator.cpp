@@ -256,6 +256,14 @@ NcclCommunicator::~NcclCommunicator() {
 
 void NcclCommunicator::Submit(const CollectiveCall& call, Done done) {
   const CollectiveTaskProto& task = *call.task;
+  if (call.sub_piece > 0) {
+    // The sequencer's order (iteration, collective id) would deadlock a collective that acts
+    // several times per iteration against the ones after its section.
+    throw Error(ErrorKind::kNotImplemented)
+        << "a collective between GPUs (" << CollectiveKindName(task.kind()) << ", collective "
+        << task.collective_id() << ") inside a section between flow.unpack/flow.repeat and "
+        << "flow.pack/flow.acc is not supported yet; place that section on one GPU or on CPUs";
+  }
   CollectiveSequencer& sequence = sequences_.at(task.rank_device(task.rank()));
   sequence.Submit(call.job_id, call.piece_id, task.collective_id(),
                   [this, call, done = std::move(done)] { Enqueue(call, done); });

@@ -6,6 +6,8 @@ std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline() {
   std::vector<std::unique_ptr<Pass>> passes;
   // Jobs with enable_auto_mixed_precision, before autograd differentiates the forward:
   passes.push_back(MakeAutoMixedPrecisionPass());  // float16 casts around GPU matmuls/convs
+  // Jobs with flow.repeat / flow.unpack: repeats where piece counts differ (again last).
+  passes.push_back(MakeTimeShapePass());
   // Train jobs only (each pass checks job_conf.is_train):
   passes.push_back(MakeTrainStepPass());    // train step counter + learning rate op
   passes.push_back(MakeAutogradPass());     // backward ops from each op's gradient rule
@@ -13,6 +15,7 @@ std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline() {
   passes.push_back(MakeWatchDiffPass());    // watch ops on the gradients Python asked for
   // All jobs:
   passes.push_back(MakeVariableOrderingPass());  // in-place updates wait for every reader
+  passes.push_back(MakeTimeShapePass());  // the later passes' edges, waits on repeated ops
   return passes;
 }
 

@@ -22,6 +22,7 @@ std::unique_ptr<Pass> MakeAutogradPass();
 std::unique_ptr<Pass> MakeOptimizerPass();
 std::unique_ptr<Pass> MakeWatchDiffPass();
 std::unique_ptr<Pass> MakeVariableOrderingPass();
+std::unique_ptr<Pass> MakeTimeShapePass();
 
 }  // namespace oneflow
 

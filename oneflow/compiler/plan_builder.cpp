@@ -53,6 +53,25 @@ void AddInputInfo(const OperatorConf& op, const BlobDesc& out, JobInfo* info) {
       BlobDesc{Shape({devices, out.shape.num_axes()}), kInt64}.ToProto();
 }
 
+// Per node: the pieces its registers must hold at once (OperatorConf.held_pieces of its op; a
+// boxing or copy node takes its inputs'). Producers come before consumers in node order.
+std::vector<int64_t> HeldPieces(const TaskGraphProto& graph) {
+  std::vector<int64_t> held(graph.node_size(), 0);
+  for (const TaskNode& node : graph.node()) {
+    int64_t& pieces = held[node.node_id()];
+    if (node.type() == kComputeNode) {
+      pieces = node.exec().op_conf().held_pieces();
+      continue;
+    }
+    for (const auto& entry : node.input()) {
+      if (entry.second.node_id() < node.node_id()) {
+        pieces = std::max(pieces, held[entry.second.node_id()]);
+      }
+    }
+  }
+  return held;
+}
+
 class PlanBuilder {
  public:
   PlanBuilder(Plan* plan, const PlanOptions& options) : plan_(plan), options_(options) {}
@@ -60,6 +79,7 @@ class PlanBuilder {
   TaskGraphProto AddJob(const Job& job, int64_t job_id) {
     TaskGraphProto graph = BuildTaskGraph(job, &next_collective_id_, options_.resource);
     std::vector<TaskProto*> tasks;
+    const std::vector<int64_t> held = HeldPieces(graph);
     // One task and one produced register desc per node.
     for (const TaskNode& node : graph.node()) {
       TaskProto* task = plan_->add_task();
@@ -87,7 +107,7 @@ class PlanBuilder {
         regst->mutable_memory_case()->set_device_id(node.device_id());
       }
       regst->set_producer_task_id(task->task_id());
-      regst->set_register_num(options_.register_num);
+      regst->set_register_num(std::max<int64_t>(options_.register_num, held[node.node_id()]));
       if (!node.variable_name().empty()) {
         regst->set_register_num(1);
         regst->set_variable_name(node.variable_name());

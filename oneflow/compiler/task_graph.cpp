@@ -1,5 +1,6 @@
 #include "oneflow/compiler/task_graph.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -274,14 +275,72 @@ class TaskGraphBuilder {
     auto it = boxed_.find(memo_key);
     if (it != boxed_.end()) { return it->second; }
     const BlobDesc logical = BlobDesc::FromProto(job_.logical_blob_desc().at(lbn));
+    const int64_t first_new_node = graph_.proto().node_size();
     try {
-      return boxed_[memo_key] =
-                 Reshard(graph_, lbn, logical, have, op_nodes_.at(producer_name), wanted);
+      std::vector<int64_t> parts =
+          Reshard(graph_, lbn, logical, have, op_nodes_.at(producer_name), wanted);
+      PaceInputlessParts(first_new_node, op_nodes_.at(producer_name));
+      return boxed_[memo_key] = std::move(parts);
     } catch (Error& error) {
       error.AddContext("while boxing blob '" + lbn + "' from " + LayoutToString(have) + " to " +
                        LayoutToString(wanted));
       throw;
     }
+  }
+
+  // A boxing node that reads nothing (a part that is all zeros) acts when a producer of the
+  // blob does, the one of its device if there is one, else one of its machine: once per piece of
+  // the blob, however many pieces an iteration has (framework/time_shape.h), where the source
+  // tick would start it once per iteration.
+  void PaceInputlessParts(int64_t first_new_node, const std::vector<int64_t>& producers) {
+    for (int64_t id = first_new_node; id < graph_.proto().node_size(); ++id) {
+      TaskNode* node = graph_.Node(id);
+      if (!node->input().empty() || !node->control_input().empty()) { continue; }
+      int64_t pace = producers.front();
+      int rank = 0;  // 2: same device, 1: same machine
+      for (int64_t producer : producers) {
+        const TaskNode& candidate = *graph_.Node(producer);
+        if (candidate.machine_id() != node->machine_id()) { continue; }
+        const int candidate_rank = candidate.device_id() == node->device_id() ? 2 : 1;
+        if (candidate_rank > rank) {
+          pace = producer;
+          rank = candidate_rank;
+        }
+      }
+      node->add_control_input(pace);
+    }
+  }
+
+  // A node of an op of several pieces per iteration that nobody reads (a device's part of a
+  // blob that boxing takes from another device) ends in a node of an acc_tick op counting its
+  // pieces, so the sink tick sees one piece of it per iteration.
+  int64_t EndOfPieces(int64_t node_id) {
+    const TaskNode& node = *graph_.Node(node_id);
+    const int64_t pieces = node.exec().op_conf().pieces_per_iteration();
+    if (node.type() != kComputeNode || pieces <= 1) { return node_id; }
+    std::string name = "System-AccTick-" + node.name();
+    std::replace(name.begin(), name.end(), '@', '-');
+    OperatorConf op = OpConfBuilder("acc_tick", name).Attr("max_acc_num", pieces).Build();
+    (*op.mutable_output())["out"].add_value(MakeLbn(name, "out", 0));
+    op.mutable_placement()->set_device_tag("cpu");
+    op.mutable_placement()->add_device_name(std::to_string(node.machine_id()) + ":" +
+                                            std::to_string(node.device_id()));
+    op.set_created_by_pass("task_graph");
+    BlobDesc tick;
+    tick.shape = Shape({1});
+    tick.data_type = kInt8;
+    const int64_t machine = node.machine_id(), device = node.device_id();
+    TaskNode* end = graph_.AddNode(kComputeNode, machine, device, name + "@0");
+    end->set_device_tag("cpu");
+    end->set_parallel_id(0);
+    ExecNode* exec = end->mutable_exec();
+    *exec->mutable_op_conf() = op;
+    exec->mutable_parallel_context()->set_parallel_id(0);
+    exec->mutable_parallel_context()->set_parallel_num(1);
+    (*exec->mutable_argument_blob_desc())["out_0"] = tick.ToProto();
+    (*exec->mutable_logical_blob_desc())["out_0"] = tick.ToProto();
+    end->add_control_input(node_id);
+    return end->node_id();
   }
 
   // Each machine's sink tick waits for the nodes of that machine nobody there reads (nobody at
@@ -308,7 +367,8 @@ class TaskGraphBuilder {
     for (int64_t id = 0; id < node_count; ++id) {
       const TaskNode& node = *graph_.Node(id);
       if (!consumed.count(id) && node.type() != kSourceTickNode) {
-        graph_.Node(sink_of(node.machine_id()))->add_control_input(id);
+        const int64_t machine = node.machine_id();  // EndOfPieces may move the node
+        graph_.Node(sink_of(machine))->add_control_input(EndOfPieces(id));
       }
       if (node.machine_id() != 0) { SourceOf(node.machine_id()); }
     }

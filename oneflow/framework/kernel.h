@@ -87,6 +87,10 @@ class KernelContext {
   // dynamic blob gets a kernel per shape, and they must continue one sequence.
   int64_t piece_id() const { return piece_id_; }
   void set_piece_id(int64_t piece_id) { piece_id_ = piece_id; }
+  // For the ops that change time shapes (framework/time_shape.h): the position 0..N-1 of this
+  // act in its cycle of N (0 for every other op).
+  int64_t cycle_step() const { return cycle_step_; }
+  void set_cycle_step(int64_t step) { cycle_step_ = step; }
   // The job instance of the iteration being computed (for input/return/watch kernels).
   JobInstance* job_instance() const { return job_instance_; }
   const WatchHandler& watch_handler() const { return *watch_handler_; }
@@ -121,6 +125,7 @@ class KernelContext {
   JobInstance* job_instance_ = nullptr;
   const WatchHandler* watch_handler_ = nullptr;
   int64_t piece_id_ = 0;
+  int64_t cycle_step_ = 0;
 };
 
 class Kernel {

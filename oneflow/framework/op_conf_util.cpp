@@ -28,6 +28,14 @@ std::string OpNameOfLbn(const std::string& lbn) {
   return op_name;
 }
 
+std::string SanitizedLbn(const std::string& lbn) {
+  std::string name = lbn;
+  for (char& c : name) {
+    if (c == '/') { c = '-'; }
+  }
+  return name;
+}
+
 namespace {
 
 const std::string& LbnIn(const google::protobuf::Map<std::string, ListString>& map,

@@ -16,6 +16,8 @@ std::string MakeLbn(const std::string& op_name, const std::string& argument, int
 // Splits an lbn into its op name and "argument_index" key; throws a ValueError when malformed.
 void ParseLbn(const std::string& lbn, std::string* op_name, std::string* argument_key);
 std::string OpNameOfLbn(const std::string& lbn);
+// The lbn with '/' replaced by '-': a part of the name of an op a pass adds for the blob.
+std::string SanitizedLbn(const std::string& lbn);
 // "a_0": how an argument and index are keyed in SBP signatures and kernel blob maps.
 std::string ArgumentKey(const std::string& argument, int64_t index);
 

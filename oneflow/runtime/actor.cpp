@@ -134,9 +134,10 @@ void Actor::ActOnce() {
   for (ProducedSlot& slot : produced_) {
     Regst* regst = slot.free.front();
     slot.free.pop_front();
-    if (slot.pool != nullptr) {
+    if (slot.pool != nullptr && !slot.kept) {
       regst->Bind(slot.pool->Acquire(slot.desc->byte_size(), slot.what));
     }
+    slot.kept = false;
     regst->SetPiece(piece_id, instance);
     outputs.push_back(regst);
   }
@@ -163,7 +164,12 @@ void Actor::ActOnce() {
   // Messages leave through the stream, so they follow the work the act enqueued there (the CPU
   // stream runs inline; a CUDA stream will send them from its completion callback).
   std::vector<ActorMessage> messages;
-  for (size_t i = 0; i < produced_.size(); ++i) {
+  const bool keep_outputs = KeepsOutputs();
+  for (size_t i = 0; keep_outputs && i < produced_.size(); ++i) {
+    produced_[i].free.push_front(outputs[i]);
+    produced_[i].kept = true;
+  }
+  for (size_t i = 0; !keep_outputs && i < produced_.size(); ++i) {
     Regst* regst = outputs[i];
     const auto& consumers = produced_[i].desc->consumer_task_id();
     regst->reading_count = consumers.size();
@@ -183,8 +189,8 @@ void Actor::ActOnce() {
       messages.push_back(std::move(message));
     }
   }
-  for (int64_t id : consumed_ids_) {
-    ConsumedSlot& slot = consumed_.at(id);
+  for (size_t k = 0; !KeepsInputs() && k < consumed_ids_.size(); ++k) {
+    ConsumedSlot& slot = consumed_.at(consumed_ids_[k]);
     Regst* regst = slot.ready.front();
     slot.ready.pop_front();
     ActorMessage message;

@@ -8,6 +8,9 @@
 //     register_num bounds how many pieces are in flight (the back-pressure window);
 //   - once every input has delivered end-of-data and been drained, it sends end-of-data
 //     downstream and finishes when all its registers are home.
+// An op that changes time shapes (framework/time_shape.h) acts in cycles of N: after an act it
+// may keep its consumed registers to read them again (KeepsInputs: repeat, unpack) or keep its
+// produced registers to write them again (KeepsOutputs: acc, pack), sending nothing for them.
 // No actor ever blocks; errors of an iteration are recorded on its job instance.
 
 #include <deque>
@@ -89,6 +92,11 @@ class Actor {
   // each consumed desc (in consumed order); `outputs` a free register of each produced desc.
   virtual bool CanAct() const { return true; }
   virtual void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>& outputs) = 0;
+  // Asked after each act: whether the act's consumed registers stay for the next act (not
+  // returned) and whether its produced registers stay for the next act (not sent; the next act
+  // gets the same ones, memory and all).
+  virtual bool KeepsInputs() const { return false; }
+  virtual bool KeepsOutputs() const { return false; }
   // For sources: the piece and instance stamped on outputs when there are no inputs.
   virtual void NextPiece(int64_t* piece_id, std::shared_ptr<JobInstance>* instance) {}
   // For sources: true when no more pieces will come.
@@ -119,6 +127,7 @@ class Actor {
     // when its memory is fixed; `what` names it in an out-of-memory error.
     RegisterMemoryPool* pool = nullptr;
     std::string what;
+    bool kept = false;  // free.front() was kept by the last act (KeepsOutputs), memory bound
   };
   struct ConsumedSlot {
     std::deque<Regst*> ready;

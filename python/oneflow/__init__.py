@@ -48,7 +48,8 @@ from oneflow.ops.watch import watch, watch_diff  # noqa: F401
 from oneflow.ops.loss_ops import ctc_loss, smooth_l1_loss  # noqa: F401
 from oneflow.ops.extra_array_ops import (  # noqa: F401
     acc, amp_white_identity, cast_to_static_shape, constant_scalar, dynamic_reshape, elem_cnt,
-    identity_n, masked_fill, repeat, sync_dynamic_resize, tensor_scatter_nd_update,
+    identity_n, masked_fill, pack, repeat, sync_dynamic_resize, tensor_scatter_nd_update,
+    unpack,
 )
 from oneflow.ops.extra_math_ops import (  # noqa: F401
     count_not_finite, diag, multi_count_not_finite,

@@ -1,5 +1,5 @@
-"""flow.tensor_scatter_nd_update (an op), flow.masked_fill, flow.elem_cnt, flow.identity_n,
-flow.repeat, flow.acc and flow.dynamic_reshape: forward against NumPy or PyTorch, float64 gradients
+"""flow.tensor_scatter_nd_update (an op), flow.masked_fill, flow.elem_cnt, flow.identity_n and
+flow.dynamic_reshape (flow.repeat and flow.acc: test_time_shape.py): forward against NumPy or PyTorch, float64 gradients
 against finite differences (op_checker, with the multi-device pass), error messages."""
 import numpy as np
 import pytest
@@ -168,24 +168,6 @@ def test_identity_n():
     np.testing.assert_array_equal(_build(collect, x, y), x)
     with pytest.raises(TypeError, match="identity_n: inputs must be a non-empty list"):
         _build(lambda a: flow.identity_n(a), x)
-
-
-def test_repeat_once_is_identity_and_more_is_not_supported():
-    x = np.random.RandomState(2).uniform(-1, 1, size=(3, 2))
-    check_op(lambda a: flow.repeat(a, 1), lambda a: a, inputs=[x], multi_device=False)
-    with pytest.raises(NotImplementedError, match="repeat: repeat_num=3 .*time shapes"):
-        _build(lambda a: flow.repeat(a, 3), x)
-    with pytest.raises(ValueError, match="repeat: repeat_num must be a positive int, got 0"):
-        _build(lambda a: flow.repeat(a, 0), x)
-
-
-def test_acc_once_is_identity_and_more_is_not_supported():
-    x = np.random.RandomState(2).uniform(-1, 1, size=(3, 2))
-    check_op(lambda a: flow.acc(a, 1), lambda a: a, inputs=[x], multi_device=False)
-    with pytest.raises(NotImplementedError, match="acc: max_acc_num=4 would sum .* over 4"):
-        _build(lambda a: flow.acc(a, 4), x)
-    with pytest.raises(ValueError, match="acc: max_acc_num must be a positive int, got -1"):
-        _build(lambda a: flow.acc(a, -1), x)
 
 
 def test_dynamic_reshape():

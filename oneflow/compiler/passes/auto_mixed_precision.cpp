@@ -122,14 +122,6 @@ void Sweep(const OpAdjacency& adjacency, bool upward, const OpPredicate& is_star
   }
 }
 
-std::string SanitizedLbn(const std::string& lbn) {
-  std::string name = lbn;
-  for (char& c : name) {
-    if (c == '/') { c = '-'; }
-  }
-  return name;
-}
-
 // Ops that may compute in float16: on GPUs with a float16 kernel, with outputs, and with no
 // float64 blob (OneFlow's pass requires float32 jobs).
 OpPredicate MakeRunsInHalf(const JobBuildContext& job) {

@@ -13,14 +13,6 @@
 namespace oneflow {
 namespace {
 
-std::string SanitizedLbn(const std::string& lbn) {
-  std::string name = lbn;
-  for (char& c : name) {
-    if (c == '/') { c = '-'; }
-  }
-  return name;
-}
-
 class AutogradState {
  public:
   explicit AutogradState(JobBuildContext& job) : job_(job) {}

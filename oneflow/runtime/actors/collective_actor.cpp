@@ -51,6 +51,11 @@ class CollectiveActor final : public Actor {
     CollectiveCall call;
     call.task = &task().collective();
     call.piece_id = input->piece_id();
+    // Several acts of one piece (a collective between flow.unpack and flow.pack) in order.
+    sub_piece_ = acted_ && input->piece_id() == last_piece_ ? sub_piece_ + 1 : 0;
+    acted_ = true;
+    last_piece_ = input->piece_id();
+    call.sub_piece = sub_piece_;
     call.job_id = task().job_id();
     call.device = &device();
     call.input = input->blob(input_blob_).raw();
@@ -75,6 +80,9 @@ class CollectiveActor final : public Actor {
   CompletionOrderStream stream_;
   int64_t input_position_ = 0;
   int64_t input_blob_ = 0;
+  bool acted_ = false;
+  int64_t last_piece_ = 0;
+  int64_t sub_piece_ = 0;
 };
 
 }  // namespace

@@ -6,11 +6,16 @@
 // op reading one runs a kernel made for the shapes it reads (its outputs' shapes inferred by the
 // op's infer function, within the bounds their memory was sized for); the last few such kernels
 // are kept, so a shape that comes back reuses its kernel.
+//
+// An op that changes time shapes (framework/time_shape.h) acts in cycles of N acts: the actor
+// counts them, tells the kernel its step and keeps its input (repeat, unpack) or its output
+// (acc, pack, acc_tick) until the cycle's last act.
 #include <algorithm>
 
 #include "oneflow/common/error.h"
 #include "oneflow/framework/kernel_registry.h"
 #include "oneflow/framework/op_registry.h"
+#include "oneflow/framework/time_shape.h"
 #include "oneflow/runtime/actor.h"
 #include "oneflow/runtime/job_instance.h"
 
@@ -58,6 +63,7 @@ class ComputeActor final : public Actor {
       }
       kernels_.push_back(std::move(slot));
     }
+    if (task.exec_node_size() == 1) { cycle_ = CycleOfOp(task.exec_node(0).op_conf()); }
   }
 
  private:
@@ -117,7 +123,17 @@ class ComputeActor final : public Actor {
     return Binding{};
   }
 
+  bool KeepsInputs() const override {
+    return cycle_.kind == CycleKind::kExpand && step_ + 1 < cycle_.length;
+  }
+  bool KeepsOutputs() const override {
+    return cycle_.kind == CycleKind::kReduce && step_ + 1 < cycle_.length;
+  }
+
   void Act(const std::vector<Regst*>& inputs, const std::vector<Regst*>& outputs) override {
+    // The cycle advances even when the iteration failed, so the next one starts at step 0.
+    step_ = next_step_;
+    next_step_ = (next_step_ + 1) % cycle_.length;
     JobInstance* instance = inputs.empty() ? nullptr : inputs.front()->job_instance().get();
     if (instance != nullptr && instance->has_error()) { return; }
     const Regst* any = inputs.empty() ? (outputs.empty() ? nullptr : outputs.front())
@@ -131,6 +147,7 @@ class ComputeActor final : public Actor {
       }
       slot.context.set_job_instance(instance);
       slot.context.set_piece_id(piece_id);
+      slot.context.set_cycle_step(step_);
       try {
         Kernel* kernel = slot.reads_dynamic ? KernelForShapes(slot, inputs) : slot.kernel.get();
         kernel->Forward(slot.context);
@@ -237,6 +254,9 @@ class ComputeActor final : public Actor {
   }
 
   std::vector<KernelSlot> kernels_;
+  Cycle cycle_;             // of the task's op (kNone, length 1, for most)
+  int64_t step_ = 0;        // of the last act in its cycle
+  int64_t next_step_ = 0;
 };
 
 }  // namespace

@@ -86,34 +86,40 @@ def identity_n(inputs, name=None):
     return outputs
 
 
-def _time_shape_identity(op, blob, count_name, count, effect, name):
-    """repeat / acc with a count of 1, the only one a framework without time shapes runs: the
-    identity."""
+def _time_shape_op(op, prefix, blob, count_name, count, name):
+    """One of the ops that change the number of pieces per iteration (see repeat)."""
     op_builder.check_blob(blob, op, "input")
     if not shapes.is_int(count) or count < 1:
         raise ValueError("%s: %s must be a positive int, got %r" % (op, count_name, count))
-    if count != 1:
-        raise NotImplementedError(
-            "%s: %s=%d would %s (OneFlow's time shapes, for gradient accumulation with "
-            "flow.repeat and flow.acc); this framework has no time shapes, only %s=1 is "
-            "supported" % (op, count_name, count, effect % (blob.lbn, count), count_name))
-    return array_ops.identity(blob, name=name)
+    return op_builder.add_single_output_op(op, name, prefix, {"in": blob},
+                                           {count_name: int(count)})
 
 
 def repeat(input, repeat_num, name=None):  # noqa: A002 - OneFlow's name
-    """OneFlow 0.3's repeat hands `input` to its consumers `repeat_num` times per iteration (a
-    time shape, paired with flow.acc for gradient accumulation). This framework runs one
-    iteration per call and has no time shapes, so only repeat_num=1 (the identity) runs."""
-    return _time_shape_identity("repeat", input, "repeat_num", repeat_num,
-                                "run the consumers of %s %d times per iteration", name)
+    """Hands `input` to its consumers `repeat_num` times per iteration: the ops after it run
+    repeat_num times per iteration (OneFlow's time shape) until a flow.acc sums their pieces
+    back into one. Its gradient is that sum (flow.acc)."""
+    return _time_shape_op("repeat", "Repeat", input, "repeat_num", repeat_num, name)
 
 
 def acc(one, max_acc_num, name=None):
-    """OneFlow 0.3's acc sums `max_acc_num` successive values of `one` (the inverse of
-    flow.repeat's time shape) and passes the sum on once. Without time shapes only
-    max_acc_num=1 (the identity) runs."""
-    return _time_shape_identity("acc", one, "max_acc_num", max_acc_num,
-                                "sum %s over %d pieces of one iteration", name)
+    """The sum of `max_acc_num` successive pieces of `one` (made after a flow.repeat or
+    flow.unpack), passed on once. Its gradient is handed to each piece (flow.repeat)."""
+    return _time_shape_op("acc", "Acc", one, "max_acc_num", max_acc_num, name)
+
+
+def unpack(input, unpack_num, name=None):  # noqa: A002 - OneFlow's name
+    """Cuts `input` along axis 0 into `unpack_num` blocks of rows and hands them to its
+    consumers one after another: the ops after it run unpack_num times per iteration, each on
+    one block (micro-batches), until flow.pack concatenates their pieces again. The input's dim
+    0 must be divisible by unpack_num."""
+    return _time_shape_op("unpack", "Unpack", input, "unpack_num", unpack_num, name)
+
+
+def pack(input, pack_num, name=None):  # noqa: A002 - OneFlow's name
+    """Concatenates `pack_num` successive pieces of `input` (made after a flow.unpack) along
+    axis 0 into one blob, passed on once: the inverse of flow.unpack."""
+    return _time_shape_op("pack", "Pack", input, "pack_num", pack_num, name)
 
 
 def dynamic_reshape(x, shape, name=None):
