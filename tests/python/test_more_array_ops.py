@@ -1,6 +1,7 @@
 """flow.tensor_scatter_nd_update (an op), flow.masked_fill, flow.elem_cnt, flow.identity_n and
-flow.dynamic_reshape (flow.repeat and flow.acc: test_time_shape.py): forward against NumPy or PyTorch, float64 gradients
-against finite differences (op_checker, with the multi-device pass), error messages."""
+flow.dynamic_reshape (flow.repeat and flow.acc: test_time_shape.py): forward against NumPy or
+PyTorch, float64 gradients against finite differences (op_checker, with the multi-device pass),
+error messages."""
 import numpy as np
 import pytest
 import torch

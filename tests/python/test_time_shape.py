@@ -64,7 +64,8 @@ def test_a_blob_of_one_piece_is_repeated_for_a_section_that_reads_it():
     x = np.arange(24, dtype=np.float32).reshape(8, 3)
     job = predict_job(lambda a: flow.pack(flow.unpack(a, 4) + flow.math.reduce_sum(a), 4))
     np.testing.assert_allclose(job(x), x + x.sum(), rtol=1e-6)
-    job = predict_job(lambda a: flow.pack(flow.unpack(a, 2) * flow.constant(3.0, dtype=flow.float32, shape=(1, 3)), 2))
+    three = lambda: flow.constant(3.0, dtype=flow.float32, shape=(1, 3))  # noqa: E731
+    job = predict_job(lambda a: flow.pack(flow.unpack(a, 2) * three(), 2))
     np.testing.assert_allclose(job(x), 3 * x, rtol=1e-6)
 
 
