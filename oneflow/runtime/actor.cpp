@@ -165,11 +165,12 @@ void Actor::ActOnce() {
   // stream runs inline; a CUDA stream will send them from its completion callback).
   std::vector<ActorMessage> messages;
   const bool keep_outputs = KeepsOutputs();
-  for (size_t i = 0; keep_outputs && i < produced_.size(); ++i) {
-    produced_[i].free.push_front(outputs[i]);
-    produced_[i].kept = true;
-  }
-  for (size_t i = 0; !keep_outputs && i < produced_.size(); ++i) {
+  for (size_t i = 0; i < produced_.size(); ++i) {
+    if (keep_outputs) {  // the next act of the cycle writes the same register again
+      produced_[i].free.push_front(outputs[i]);
+      produced_[i].kept = true;
+      continue;
+    }
     Regst* regst = outputs[i];
     const auto& consumers = produced_[i].desc->consumer_task_id();
     regst->reading_count = consumers.size();
@@ -189,7 +190,8 @@ void Actor::ActOnce() {
       messages.push_back(std::move(message));
     }
   }
-  for (size_t k = 0; !KeepsInputs() && k < consumed_ids_.size(); ++k) {
+  const bool keep_inputs = KeepsInputs();  // the next act of the cycle reads them again
+  for (size_t k = 0; !keep_inputs && k < consumed_ids_.size(); ++k) {
     ConsumedSlot& slot = consumed_.at(consumed_ids_[k]);
     Regst* regst = slot.ready.front();
     slot.ready.pop_front();

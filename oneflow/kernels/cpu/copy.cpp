@@ -1,6 +1,7 @@
-// CPU identity, reshape, reshape_like, cast_to_static_shape, parallel_cast, the mirrored casts
-// and OneFlow 0.3's test reshapes (oneflow/ops/fixture_ops.cpp): each copies its input bytes to
-// its output (the layouts are the same contiguous row-major order).
+// CPU identity, reshape, reshape_like, cast_to_static_shape, parallel_cast, the mirrored casts,
+// repeat (each act of its cycle hands on a copy: framework/time_shape.h) and OneFlow 0.3's test
+// reshapes (oneflow/ops/fixture_ops.cpp): each copies its input bytes to its output (the layouts
+// are the same contiguous row-major order).
 
 #include <cstring>
 
@@ -40,6 +41,7 @@ struct CopyKernelsRegistrar {
     RegisterCopyKernels("parallel_cast");
     RegisterCopyKernels("cast_to_mirrored");
     RegisterCopyKernels("cast_from_mirrored");
+    RegisterCopyKernels("repeat");
     for (const char* op_type : {"TestReshape", "TestReshape4KeepHeaderOnly",
                                 "TestReshapeLike4KeepHeaderOnly", "test_user_op_attr_auto_type"}) {
       RegisterCopyKernels(op_type);

@@ -1,6 +1,5 @@
-// CPU repeat, acc, unpack, pack and acc_tick (framework/time_shape.h). Each act is one step of
-// the op's cycle (KernelContext::cycle_step): repeat copies its input to each of its N outputs;
-// acc copies the first input of the cycle and adds the others (the output is kept between the
+// CPU acc, unpack, pack and acc_tick (framework/time_shape.h; repeat is a copy kernel, copy.cpp).
+// Each act is one step of the op's cycle (KernelContext::cycle_step): acc copies the first input of the cycle and adds the others (the output is kept between the
 // acts of a cycle); unpack copies row block `step` of its input, pack writes its input into row
 // block `step` of its output; acc_tick only counts.
 
@@ -12,15 +11,6 @@
 namespace oneflow {
 
 namespace {
-
-class RepeatKernel final : public Kernel {
- public:
-  explicit RepeatKernel(const KernelInitContext& ctx) {}
-  void Forward(KernelContext& ctx) override {
-    const Blob& in = ctx.Input("in");
-    if (in.byte_size() > 0) { std::memcpy(ctx.Output("out").mut_raw(), in.raw(), in.byte_size()); }
-  }
-};
 
 template <typename T>
 class AccKernel final : public Kernel {
@@ -72,9 +62,6 @@ struct TimeShapeKernelsRegistrar {
   TimeShapeKernelsRegistrar() {
     KernelRegistry& registry = KernelRegistry::Instance();
     for (DataType data_type : {kFloat, kDouble, kInt8, kInt32, kInt64, kUInt8}) {
-      registry.Register("repeat", "cpu", data_type, [](const KernelInitContext& ctx) {
-        return std::unique_ptr<Kernel>(new RepeatKernel(ctx));
-      });
       for (const bool unpack : {true, false}) {
         registry.Register(unpack ? "unpack" : "pack", "cpu", data_type,
                           [unpack](const KernelInitContext& ctx) {
