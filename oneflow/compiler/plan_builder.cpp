@@ -7,6 +7,7 @@
 #include "oneflow/common/error.h"
 #include "oneflow/compiler/task_graph.h"
 #include "oneflow/framework/op_conf_util.h"
+#include "oneflow/framework/time_shape.h"
 #include "oneflow/job/placement.h"
 #include "oneflow/sbp/tensor_slice.h"
 
@@ -51,6 +52,24 @@ void AddInputInfo(const OperatorConf& op, const BlobDesc& out, JobInfo* info) {
   inputs[op.name()] = BlobDesc{Shape({devices, out.shape.elem_count()}), out.data_type}.ToProto();
   inputs[op.name() + "/shapes"] =
       BlobDesc{Shape({devices, out.shape.num_axes()}), kInt64}.ToProto();
+}
+
+// The pieces a compute node's op makes per iteration (OperatorConf.pieces_per_iteration; 0 for
+// any other node).
+int64_t PiecesOfNode(const TaskNode& node) {
+  if (node.type() != kComputeNode) { return 0; }
+  return std::max<int64_t>(1, node.exec().op_conf().pieces_per_iteration());
+}
+
+// The pieces per iteration a compute node's op reads of each input (its own count, but for a
+// repeat / unpack, N times fewer, and an acc / pack, N times more); 0 for any other node.
+int64_t InputPiecesOfNode(const TaskNode& node) {
+  const int64_t pieces = PiecesOfNode(node);
+  if (pieces == 0) { return 0; }
+  const Cycle cycle = CycleOfOp(node.exec().op_conf());
+  if (cycle.kind == CycleKind::kExpand) { return pieces / cycle.length; }
+  if (cycle.kind == CycleKind::kReduce) { return pieces * cycle.length; }
+  return pieces;
 }
 
 // Per node: the pieces its registers must hold at once (OperatorConf.held_pieces of its op; a
@@ -178,6 +197,16 @@ class PlanBuilder {
       std::sort(producers.begin(), producers.end());
       for (int64_t producer : producers) {
         task->add_consumed_regst_desc_id(regst_of(producer));
+        // The time_shape pass repeats every blob of fewer pieces than its reader makes, except
+        // one the reader updates in place: that register is read by each of the reader's acts.
+        const int64_t reader_pieces = InputPiecesOfNode(node);
+        const int64_t producer_pieces = PiecesOfNode(graph.node(producer));
+        if (producer_pieces > 0 && reader_pieces > producer_pieces) {
+          OF_CHECK(reader_pieces % producer_pieces == 0)
+              << "task graph node '" << node.name() << "' makes " << reader_pieces
+              << " pieces per iteration and reads one of " << producer_pieces;
+          (*task->mutable_consumed_reads())[regst_of(producer)] = reader_pieces / producer_pieces;
+        }
         RegstDescProto* produced = tasks[producer]->mutable_produced_regst_desc(0);
         produced->add_consumer_task_id(task->task_id());
         // A host register copied to a GPU is pinned, so the copy runs asynchronously (a

@@ -59,6 +59,9 @@ Actor::Actor(const TaskProto& task, const ActorContext& context, DeviceContext& 
     consumed_ids_.push_back(id);
     consumed_[id];
   }
+  for (const auto& [id, reads] : task_.consumed_reads()) {
+    consumed_.at(id).reads_per_regst = reads;
+  }
   if (context.collect_act_events) { name_ = TaskName(task_); }
 }
 
@@ -193,6 +196,8 @@ void Actor::ActOnce() {
   const bool keep_inputs = KeepsInputs();  // the next act of the cycle reads them again
   for (size_t k = 0; !keep_inputs && k < consumed_ids_.size(); ++k) {
     ConsumedSlot& slot = consumed_.at(consumed_ids_[k]);
+    if (++slot.reads < slot.reads_per_regst) { continue; }  // the next act reads it again
+    slot.reads = 0;
     Regst* regst = slot.ready.front();
     slot.ready.pop_front();
     ActorMessage message;

@@ -11,6 +11,8 @@
 // An op that changes time shapes (framework/time_shape.h) acts in cycles of N: after an act it
 // may keep its consumed registers to read them again (KeepsInputs: repeat, unpack) or keep its
 // produced registers to write them again (KeepsOutputs: acc, pack), sending nothing for them.
+// An actor of N pieces per iteration that updates a register of one piece in place keeps it for
+// its N acts (TaskProto.consumed_reads).
 // No actor ever blocks; errors of an iteration are recorded on its job instance.
 
 #include <deque>
@@ -132,6 +134,8 @@ class Actor {
   struct ConsumedSlot {
     std::deque<Regst*> ready;
     bool end_of_data = false;
+    int64_t reads_per_regst = 1;  // TaskProto.consumed_reads: acts that read each register
+    int64_t reads = 0;            // acts that have read ready.front()
   };
 
   bool ReadyToAct() const;

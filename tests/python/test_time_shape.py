@@ -6,6 +6,7 @@ of the micro-batches' losses are summed), several calls in flight, and the error
 that do not match."""
 import numpy as np
 import pytest
+import torch
 
 import oneflow as flow
 import oneflow.typing as tp
@@ -187,19 +188,71 @@ def test_counts_that_do_not_match_are_value_errors():
     flow.clear_default_session()
 
 
-def test_an_in_place_update_inside_a_section_is_refused():
-    # Batch normalization's moving statistics are one variable updated in place; updating it
-    # once per micro-batch is not supported (yet): a ValueError, not a wrong result.
+def batch_norm_accumulation(micro_batches, steps=2, devices=1, device_tag="cpu"):
+    """Trains a batch normalization's gamma and beta with SGD on a fixed batch of 8 cut into
+    `micro_batches` pieces, on `devices` devices of `device_tag`; returns each step's per-piece
+    losses and the variables."""
+    rng = np.random.RandomState(5)
+    x = (rng.standard_normal((8, 3, 2, 2)) * 2 + 1).astype(np.float32)
+    c = rng.standard_normal((8, 3, 2, 2)).astype(np.float32)
     flow.clear_default_session()
+    flow.config.cpu_device_num(devices)
+    config = flow.FunctionConfig()
+    config.default_placement_scope(flow.scope.placement(device_tag, "0:0-%d" % (devices - 1)))
 
-    @flow.global_function(type="train")
-    def train(a: tp.Numpy.Placeholder((8, 3))) -> tp.Numpy:
-        out = flow.layers.batch_normalization(flow.unpack(a, 2), axis=1)
-        loss = flow.math.reduce_sum(out)
-        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.01])).minimize(loss)
-        return flow.pack(flow.reshape(loss, (1,)), 2)
+    @flow.global_function(type="train", function_config=config)
+    def train(a: tp.Numpy.Placeholder(x.shape), b: tp.Numpy.Placeholder(c.shape)) -> tp.Numpy:
+        a, b = flow.unpack(a, micro_batches), flow.unpack(b, micro_batches)
+        out = flow.layers.batch_normalization(a, axis=1, momentum=0.9, epsilon=1e-5, name="bn")
+        loss = flow.math.reduce_sum(out * b)
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.1]),
+                           momentum=0).minimize(loss)
+        return flow.pack(flow.reshape(loss, (1,)), micro_batches)
 
-    with pytest.raises(ValueError, match=r"updates 'BatchNorm-moving_\w+/out_0' in place 2 "
-                                         r"times per iteration.*not supported"):
-        train(np.zeros((8, 3), np.float32))
+    losses = [train(x, c) for _ in range(steps)]
+    variables = {name: blob.numpy() for name, blob in flow.get_all_variables().items()}
     flow.clear_default_session()
+    return losses, variables, (x, c)
+
+
+def torch_batch_norm_accumulation(x, c, micro_batches, steps=2):
+    """The same in PyTorch: each micro-batch is normalized by its own statistics and updates
+    the running ones; the gradients of the micro-batches' losses add up before the step."""
+    bn = torch.nn.BatchNorm2d(3, momentum=0.1, eps=1e-5).double()
+    optimizer = torch.optim.SGD(bn.parameters(), lr=0.1)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        step_losses = []
+        for a, b in zip(np.split(x, micro_batches), np.split(c, micro_batches)):
+            loss = (bn(torch.tensor(a, dtype=torch.float64)) * torch.tensor(b)).sum()
+            loss.backward()
+            step_losses.append(loss.item())
+        optimizer.step()
+        losses.append(step_losses)
+    return losses, bn
+
+
+@pytest.mark.parametrize("micro_batches,devices", [(2, 1), (4, 1), (2, 2)])
+def test_batch_norm_in_a_section_updates_its_moving_statistics_once_per_micro_batch(
+        micro_batches, devices, op_device):
+    if flow.sysconfig.gpus_in_use() < devices and op_device == "gpu":
+        pytest.skip("needs %d GPUs" % devices)
+    losses, variables, (x, c) = batch_norm_accumulation(micro_batches, devices=devices,
+                                                        device_tag=op_device)
+    if devices > 1:  # the consistent view: the same logical job as on one device
+        _, one, _ = batch_norm_accumulation(micro_batches)
+        for name in ("bn-gamma", "bn-beta", "bn-moving_mean", "bn-moving_variance"):
+            np.testing.assert_allclose(variables[name], one[name], rtol=1e-5, atol=1e-6)
+        return
+    expected_losses, bn = torch_batch_norm_accumulation(x, c, micro_batches)
+    for step in range(2):
+        np.testing.assert_allclose(losses[step], expected_losses[step], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(variables["bn-gamma"], bn.weight.detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(variables["bn-beta"], bn.bias.detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(variables["bn-moving_mean"], bn.running_mean.numpy(), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(variables["bn-moving_variance"], bn.running_var.numpy(),
+                               rtol=1e-5, atol=1e-6)

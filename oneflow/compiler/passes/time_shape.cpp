@@ -8,8 +8,10 @@
 // and records each op's count (OperatorConf.pieces_per_iteration): the task graph ends a node of
 // more than one piece that nobody reads in an acc_tick, since the sink tick counts one piece per
 // iteration.
-// Refused with a ValueError: an acc / pack whose input count is not a multiple of N, a job
-// result of more than one piece, a blob updated in place by an op of more pieces than it has.
+// A blob that an op of more pieces updates in place (a batch normalization's moving statistics
+// in a section) is not repeated: the runtime hands the op the one register for each of its acts.
+// Refused with a ValueError: an acc / pack whose input count is not a multiple of N, and a job
+// result of more than one piece.
 // Runs before autograd (so the forward's repeats get gradients) and again last (for the edges
 // the later passes added); a job without repeat / unpack is left as it is.
 #include <algorithm>
@@ -126,15 +128,11 @@ class TimeShapePass final : public Pass {
           const std::string& lbn = entry.second.value(i);
           const int64_t count = pieces_.at(OpNameOfLbn(lbn));
           if (count == base) { continue; }
-          if (def.mutable_inputs.count(entry.first)) {
-            throw Error(ErrorKind::kValue)
-                << "op '" << op.name() << "' (" << op.op_type() << ") updates '" << lbn
-                << "' in place " << base << " times per iteration (it reads blobs that follow a "
-                << "flow.repeat or flow.unpack), but that blob has " << count << " piece(s) per "
-                << "iteration; updating a variable in place inside a repeated section is not "
-                << "supported";
-          }
           CheckDivides(op, lbn, count, base);
+          // A blob updated in place is not repeated (a repeat would hand out copies): each act
+          // of the op reads and updates the one register (TaskProto.consumed_reads), as each
+          // micro-batch updates a batch normalization's moving statistics in PyTorch.
+          if (def.mutable_inputs.count(entry.first)) { continue; }
           const std::string repeated = RepeatOf(lbn, base / count);
           (*job_.MutableOp(op.name()).mutable_input())[entry.first].set_value(i, repeated);
         }
