@@ -52,6 +52,7 @@ InferFn MakeArgInfer(const std::string& op_type) {
     }
     std::vector<int64_t> dims = in.shape.dims();
     dims.erase(dims.begin() + axis);
+    if (dims.empty()) { dims.push_back(1); }  // OneFlow's: the index of a 1-D input is (1,)
     ctx.Output("out") = BlobDesc{Shape(dims), kInt32};
   };
 }

@@ -46,6 +46,16 @@ def test_argmax_default_axis_ties_and_nan():
              lambda a: np.argmin(a, axis=0).astype(np.int32), inputs=[x], multi_device=False)
 
 
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_the_index_of_a_vector_has_shape_1_as_in_oneflow(name):
+    # OneFlow 0.3's argmax keeps one axis when it drops the only one (its test_argmax compares
+    # with a (1,) array).
+    x = np.array([3, -1, 7, 7, 0], np.float32)
+    out, _ = check_op(lambda b: getattr(flow.math, name)(b),
+                      lambda a: np.array([getattr(np, name)(a)], np.int32), inputs=[x])
+    assert out.shape == (1,)
+
+
 def test_argmax_of_long_rows_matches_torch():
     x = np.random.RandomState(4).standard_normal((7, 3000)).astype(np.float32)
     out, _ = check_op(flow.math.argmax, lambda a: np.argmax(a, axis=1).astype(np.int32),
