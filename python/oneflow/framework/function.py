@@ -504,8 +504,8 @@ def _per_device_values(desc, parameter_name, placeholder, parts, value):
 
 def _per_device_shape_error(desc, parameter_name, bound, shapes):
     return ValueError(
-        "job %r, argument %r: expected per-device arrays of rank %d with at most %d elements, "
-        "none of them empty (the ListNumpy placeholder's %s), got shapes %s"
+        "job %r, argument %r: expected per-device arrays of rank %d with at most %d elements "
+        "(the ListNumpy placeholder's %s), got shapes %s"
         % (desc.user_name, parameter_name, len(bound), int(np.prod(bound)), tuple(bound),
            ", ".join(str(tuple(shape)) for shape in shapes)))
 
@@ -537,7 +537,7 @@ _PER_DEVICE = "per-device"  # _dynamic_shapes' value for arrays of different sha
 
 def _fits_bound(shape, declared):
     """OneFlow 0.3's rule for a mirrored array: the placeholder's rank, no more elements."""
-    return len(shape) == len(declared) and all(s > 0 for s in shape) \
+    return len(shape) == len(declared) and all(s >= 0 for s in shape) \
         and np.prod(shape) <= np.prod(declared)
 
 
@@ -572,8 +572,8 @@ def _dynamic_shapes(desc, args, kwargs):
         declared = tuple(structure.placeholder.shape)
         if not all(_fits_bound(shape, declared) for shape in found):
             return
-        if len(found) > 1:
-            shapes[label] = _PER_DEVICE
+        if len(found) > 1 or any(0 in shape for shape in found):
+            shapes[label] = _PER_DEVICE  # an empty array: only a dynamic blob may be empty
         elif found != {declared}:
             shapes[label] = found.pop()
 
