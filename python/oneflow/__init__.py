@@ -6,6 +6,7 @@
     @flow.global_function(type="train")
     def train_job(x: tp.Numpy.Placeholder((64, 784))) -> tp.Numpy: ...
 """
+from oneflow.framework import legacy_aliases as _legacy_aliases
 from oneflow.framework.dtypes import (  # noqa: F401
     char, convert_oneflow_dtype_to_numpy_dtype, double, float, float16, float32, float64, half,
     int8, int32, int64, uint8,
@@ -151,3 +152,5 @@ def get_all_variables():
 
 
 __getattr__ = _missing_name_hook("oneflow")
+
+_legacy_aliases.restore()

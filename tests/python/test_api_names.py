@@ -94,3 +94,16 @@ def test_version_is_the_implemented_api_level_and_the_packages():
         reported = subprocess.run([sys.executable, setup_py, "--version"], capture_output=True,
                                   text=True, timeout=60, cwd=os.path.dirname(setup_py))
         assert reported.stdout.strip().splitlines()[-1] == flow.__version__, reported.stderr
+
+
+def test_importing_oneflow_restores_the_aliases_0_3_era_scripts_use():
+    # Python 3.10 removed collections.Sized & co. (OneFlow's test_pool reads it); NumPy 1.24
+    # removed np.float & co. (2020 test files list dtypes with them).
+    import collections
+    import collections.abc
+
+    assert collections.Sized is collections.abc.Sized
+    assert collections.Iterable is collections.abc.Iterable
+    assert np.dtype(np.float) == np.float64 and np.dtype(np.int) == np.int_
+    assert np.bool is bool or np.bool is np.bool_  # NumPy 2 has np.bool again, as np.bool_
+    assert np.array([1.5], dtype=np.float).dtype == np.float64
