@@ -171,9 +171,12 @@ def test_consistent_use_of_per_device_shapes_is_refused():
     with pytest.raises(ValueError, match="cast_from_mirrored.*shape differs per device.*"
                                          "return it as oneflow.typing.ListNumpy"):
         job(values)
-    # The declared shapes still run the consistent job.
+    # The declared shapes still run the consistent job, and so do smaller arrays of one shape
+    # (a job traced for that shape, since the dynamic job does not compile).
     full = _arrays(np.random.RandomState(5), (6, 4), (6, 4))
     np.testing.assert_array_equal(job(full), np.concatenate(full))
+    smaller = _arrays(np.random.RandomState(6), (2, 4), (2, 4))
+    np.testing.assert_array_equal(job(smaller), np.concatenate(smaller))
 
 
 @pytest.mark.parametrize("devices", [1, 2])

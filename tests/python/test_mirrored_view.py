@@ -170,8 +170,7 @@ def test_mirrored_blobs_stay_on_their_devices():
 @pytest.mark.parametrize("devices", [1, 2])
 def test_list_numpy_shapes_are_upper_bounds(devices):
     """As in OneFlow 0.3, a ListNumpy placeholder's shape bounds each device's array: arrays of
-    the same rank and no more elements (one shape on every device) run a job traced for their
-    shape."""
+    the same rank and no more elements run the job with dynamic arguments."""
     flow.config.cpu_device_num(devices)
 
     @flow.global_function(function_config=_mirrored_config())
@@ -191,6 +190,45 @@ def test_list_numpy_shapes_are_upper_bounds(devices):
         values = [rng.uniform(-1, 1, shape).astype(np.float32) for shape in [(4, 8), (5, 8)]]
         for value, result in zip(values, job(values)):
             np.testing.assert_array_equal(result, np.argmax(value, -1))
+
+
+def test_smaller_list_numpy_arguments_are_dynamic_blobs_of_the_declared_shape():
+    """OneFlow 0.3: inside the job a ListNumpy argument has the placeholder's shape and is
+    dynamic, and so is what is computed from it (its test_hybrid_concat asserts the static
+    size of a concat of such blobs)."""
+    flow.config.cpu_device_num(1)
+    seen = []
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((10, 4))) -> tp.ListNumpy:
+        joined = flow.concat([x, flow.constant(1.0, shape=(3, 4))], axis=0)
+        seen.append((x.shape, x.is_dynamic, joined.shape, joined.is_dynamic))
+        return joined
+
+    x = np.random.RandomState(1).randn(2, 4).astype(np.float32)
+    (result,) = job([x])
+    np.testing.assert_array_equal(result, np.concatenate([x, np.ones((3, 4), np.float32)]))
+    assert seen[-1] == ((10, 4), True, (13, 4), True)
+    y = np.random.RandomState(2).randn(7, 4).astype(np.float32)
+    np.testing.assert_array_equal(job([y])[0], np.concatenate([y, np.ones((3, 4), np.float32)]))
+    assert len(seen) == 2  # the declared job and the dynamic one, traced once each
+
+
+def test_broadcast_to_compatible_with_follows_the_shapes_of_the_run():
+    # OneFlow 0.3's test_dynamic_broadcast_to_compatible_with: bounds (15, 6), (3, 15, 6),
+    # (3, 15, 1), a run of (10, 6), (3, 10, 6), (3, 10, 1).
+    flow.config.cpu_device_num(1)
+
+    @flow.global_function(function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((15, 6)), a: tp.ListNumpy.Placeholder((3, 15, 6)),
+            b: tp.ListNumpy.Placeholder((3, 15, 1))) -> tp.ListNumpy:
+        return flow.broadcast_to_compatible_with(x, [a, b])
+
+    rng = np.random.RandomState(3)
+    x, a, b = (rng.randn(*shape).astype(np.float32) for shape in [(10, 6), (3, 10, 6), (3, 10, 1)])
+    np.testing.assert_array_equal(job([x], [a], [b])[0], np.broadcast_to(x, (3, 10, 6)))
+    x, a, b = (rng.randn(*shape).astype(np.float32) for shape in [(15, 6), (1, 15, 6), (3, 1, 1)])
+    np.testing.assert_array_equal(job([x], [a], [b])[0], np.broadcast_to(x, (3, 15, 6)))
 
 
 def test_smaller_list_numpy_train_call_shares_the_training_state():

@@ -596,7 +596,17 @@ def _compiled_for_call(session, desc, args, kwargs):
             desc.declared_shape_error = error
     shapes = _dynamic_shapes(desc, args, kwargs)
     if shapes:
-        return _specialization(session, desc, shapes)
+        # OneFlow 0.3's reading: the arguments are dynamic blobs of the declared (upper-bound)
+        # shapes. A job whose dynamic form does not compile (a consistent op reading them,
+        # bounds that do not trace together, several machines) is traced for the call's
+        # shapes instead.
+        dynamic = {label: _PER_DEVICE for label in shapes}
+        if dynamic == shapes:
+            return _specialization(session, desc, shapes)
+        try:
+            return _specialization(session, desc, dynamic)
+        except Exception:  # noqa: BLE001 - the static specialization below raises its own
+            return _specialization(session, desc, shapes)
     if desc.declared_shape_error is not None:
         raise desc.declared_shape_error
     return desc

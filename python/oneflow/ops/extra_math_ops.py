@@ -98,6 +98,13 @@ def broadcast_to_compatible_with(x, compatible, name=None):
         raise ValueError("broadcast_to_compatible_with: shapes %s do not broadcast together "
                          "(each dim, aligned from the right, must be equal or 1)"
                          % ", ".join(str(s) for s in shapes)) from None
+    if any(blob.is_dynamic for blob in [x] + list(compatible)):
+        # The shapes of this run decide the target: zeros of each blob's run shape added up.
+        like = shape_ops.zeros_like(x, name=_sub_name(name, "like"))
+        for index, blob in enumerate(compatible):
+            like = like + shape_ops.zeros_like(blob, dtype=x.dtype,
+                                               name=_sub_name(name, "like%d" % index))
+        return shape_ops.broadcast_like(x, like, name=name)
     if target == tuple(x.shape):
         return array_ops.identity(x, name=name)
     like = array_ops.constant(0, dtype=x.dtype, shape=target, name=_sub_name(name, "like"))
