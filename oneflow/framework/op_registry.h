@@ -157,6 +157,10 @@ class InferContext {
   const std::map<std::string, BlobDesc>& outputs() const { return outputs_; }
   // Whether an input's shape depends on the data (for ops that set InfersDynamic).
   bool AnyInputDynamic() const;
+  // False while the compiler infers blobs' (upper-bound) shapes; true when the runtime infers
+  // the shapes of one run, the dynamic inputs' shapes being that run's (compute_actor.cpp).
+  bool in_run() const { return in_run_; }
+  void set_in_run(bool in_run) { in_run_ = in_run; }
 
  private:
   const AttrValue& AttrValueOf(const std::string& name) const;
@@ -165,6 +169,7 @@ class InferContext {
   std::map<std::string, BlobDesc> inputs_;  // keyed by ArgumentKey
   std::map<std::string, BlobDesc> outputs_;
   ParallelContext parallel_context_;
+  bool in_run_ = false;
 };
 
 // Collects the candidate SBP signatures of one op:

@@ -1,5 +1,8 @@
 // concat: joins its inputs along `axis`; all other dims must agree. Each input's gradient is
-// the slice of dy that the input filled.
+// the slice of dy that the input filled (split_like when an input is dynamic: the slices follow
+// the run's sizes). `max_dim_size` (OneFlow 0.3's, 0: none) bounds the result's axis: the
+// static inputs must fit in it, and with a dynamic input it is the result's (upper-bound) size;
+// each run's inputs must fit in it too.
 // split_like: the inverse: out[i] is the next like[i].shape[axis] entries of `in` along `axis`
 // (the likes give only those sizes, which must add up to in's); its gradient concatenates the
 // outputs' gradients (zeros for an output without one).
@@ -43,6 +46,21 @@ void InferConcat(InferContext& ctx) {
     }
     dims[axis] += input.shape.At(axis);
   }
+  const int64_t max_dim_size = ctx.Attr<int64_t>("max_dim_size");
+  if (max_dim_size > 0) {
+    int64_t static_size = 0;
+    for (int64_t index = 0; index < count; ++index) {
+      const BlobDesc& input = ctx.Input("in", index);
+      if (!input.is_dynamic || ctx.in_run()) { static_size += input.shape.At(axis); }
+    }
+    if (static_size > max_dim_size) {
+      throw Error(ErrorKind::kValue)
+          << "concat: the " << (ctx.in_run() ? "inputs of this run" : "static inputs")
+          << " add up to " << static_size << " on axis " << axis << ", more than max_dim_size "
+          << max_dim_size;
+    }
+    if (!ctx.in_run() && ctx.AnyInputDynamic()) { dims[axis] = max_dim_size; }
+  }
   ctx.Output("out") = BlobDesc{Shape(dims), first.data_type};
 }
 
@@ -63,6 +81,24 @@ void GenerateConcatGrad(GradContext& ctx) {
   const std::string dy = ctx.OutputGrad("out");
   const Shape& out = ctx.Desc(ctx.Output("out")).shape;
   const int64_t axis = NormalizeAxis("concat", "axis", ctx.Attr<int64_t>("axis"), out.num_axes());
+  bool dynamic = false;
+  for (int64_t index = 0; index < ctx.InputCount("in"); ++index) {
+    dynamic = dynamic || ctx.Desc(ctx.Input("in", index)).is_dynamic;
+  }
+  if (dynamic) {  // the inputs' sizes in each run place the slices
+    OpConfBuilder split("split_like", "");
+    split.Input("in", dy).Attr("axis", axis);
+    for (int64_t index = 0; index < ctx.InputCount("in"); ++index) {
+      split.Input("like", ctx.Input("in", index));
+    }
+    const std::string split_op = OpNameOfLbn(ctx.AddOp("in_grad", split));
+    for (int64_t index = 0; index < ctx.InputCount("in"); ++index) {
+      if (ctx.NeedInputGrad("in", index)) {
+        ctx.SetInputGrad("in", index, MakeLbn(split_op, "out", index));
+      }
+    }
+    return;
+  }
   int64_t offset = 0;
   for (int64_t index = 0; index < ctx.InputCount("in"); ++index) {
     const int64_t size = ctx.Desc(ctx.Input("in", index)).shape.At(axis);
@@ -101,7 +137,9 @@ void InferSplitLike(InferContext& ctx) {
     total += like.At(axis);
     ctx.Output("out", index) = BlobDesc{Shape(dims), in.data_type};
   }
-  if (total != in.shape.At(axis)) {
+  // A dynamic blob's sizes add up in each run; their bounds need not (concat's max_dim_size).
+  const bool bounds_only = !ctx.in_run() && ctx.AnyInputDynamic();
+  if (total != in.shape.At(axis) && !bounds_only) {
     throw Error(ErrorKind::kValue)
         << "split_like: the likes' sizes on axis " << axis << " add up to " << total << ", but in "
         << in.shape.ToString() << " has " << in.shape.At(axis);
@@ -148,6 +186,7 @@ REGISTER_OP("concat")
     .VariadicInput("in")
     .Output("out")
     .Attr<int64_t>("axis", 0)
+    .Attr<int64_t>("max_dim_size", 0)
     .SetInferFn(InferConcat)
     .SetSbpFn(GetConcatSbp)
     .SetGradFn(GenerateConcatGrad);

@@ -214,6 +214,46 @@ def test_smaller_list_numpy_arguments_are_dynamic_blobs_of_the_declared_shape():
     assert len(seen) == 2  # the declared job and the dynamic one, traced once each
 
 
+def test_concat_max_dim_size_bounds_a_concat_of_dynamic_blobs():
+    """OneFlow 0.3's test_hybrid_concat: the static inputs must fit in max_dim_size, which is
+    the result's size inside the job; each run's inputs must fit too; the gradient of an input
+    after a dynamic one is its own slice of the run."""
+    flow.config.cpu_device_num(1)
+    seen, diffs = [], []
+
+    @flow.global_function(type="train", function_config=_mirrored_config())
+    def job(x: tp.ListNumpy.Placeholder((6, 2))) -> tp.ListNumpy:
+        w = flow.get_variable("w", shape=(3, 2), initializer=flow.ones_initializer())
+        joined = flow.concat([x, flow.cast_to_current_logical_view(w)], axis=0, max_dim_size=7)
+        seen.append((joined.shape, joined.is_dynamic))
+        flow.watch_diff(w, diffs.append)
+        loss = flow.math.reduce_sum(joined * joined) * 0.5  # d loss / d w = w
+        flow.optimizer.SGD(flow.optimizer.PiecewiseConstantScheduler([], [0.0]),
+                           momentum=0).minimize(loss)
+        return joined
+
+    x = np.full((2, 2), 5.0, np.float32)
+    (result,) = job([x])
+    np.testing.assert_array_equal(result, np.concatenate([x, np.ones((3, 2), np.float32)]))
+    assert seen[-1] == ((7, 2), True)
+    np.testing.assert_array_equal(diffs[-1], np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=r"concat: the inputs of this run add up to 8 on axis 0, "
+                                         r"more than max_dim_size 7"):
+        job([np.zeros((5, 2), np.float32)])
+    with pytest.raises(ValueError, match=r"concat: the static inputs add up to 9 on axis 0, "
+                                         r"more than max_dim_size 7"):
+        job([np.zeros((6, 2), np.float32)])  # the declared shape: a static blob
+    flow.clear_default_session()
+
+    @flow.global_function(function_config=_mirrored_config())
+    def too_small(x: tp.ListNumpy.Placeholder((6, 2))) -> tp.ListNumpy:
+        return flow.concat([x, flow.constant(1.0, shape=(3, 2))], axis=0, max_dim_size=2)
+
+    with pytest.raises(ValueError, match=r"concat: the static inputs add up to \d on axis 0, more "
+                                         r"than max_dim_size 2"):
+        too_small([np.zeros((1, 2), np.float32)])
+
+
 def test_broadcast_to_compatible_with_follows_the_shapes_of_the_run():
     # OneFlow 0.3's test_dynamic_broadcast_to_compatible_with: bounds (15, 6), (3, 15, 6),
     # (3, 15, 1), a run of (10, 6), (3, 10, 6), (3, 10, 1).

@@ -208,6 +208,7 @@ class ComputeActor final : public Actor {
       inputs[slot.bindings[i].key] = desc;
     }
     InferContext infer(op, inputs, bound.parallel_context());
+    infer.set_in_run(true);
     try {
       OpRegistry::Instance().Get(op.op_type()).infer(infer);
     } catch (Error& error) {

@@ -91,9 +91,9 @@ def _reshape_rows(input, shape, rows_at, name):  # noqa: A002
 
 
 def concat(inputs=None, axis=0, max_dim_size=None, name=None, values=None):
-    """Joins `inputs` along `axis`; the other dims must agree. max_dim_size (a bound for dynamic
-    blobs in OneFlow 0.3) is accepted and checked against the static result. `values` is
-    OneFlow's deprecated name for `inputs`."""
+    """Joins `inputs` along `axis`; the other dims must agree. max_dim_size (OneFlow 0.3's) bounds
+    the result's size on `axis`: the static inputs must fit in it and, when an input is dynamic,
+    it is the result's (upper-bound) size. `values` is OneFlow's deprecated name for `inputs`."""
     if values is not None:
         if inputs is not None:
             raise TypeError("concat: pass the blobs as inputs or as values (deprecated), not both")
@@ -102,12 +102,13 @@ def concat(inputs=None, axis=0, max_dim_size=None, name=None, values=None):
         raise TypeError("concat() missing the blobs to join (inputs)")
     inputs = _blob_list(inputs, "concat")
     axis = _check_int(axis, "concat", "axis")
-    out = op_builder.add_single_output_op("concat", name, "Concat", {"in": inputs},
-                                          {"axis": axis})
-    if max_dim_size is not None and out.shape[axis] > max_dim_size:
-        raise ValueError("concat: the result has size %d on axis %d, more than max_dim_size %d"
-                         % (out.shape[axis], axis, max_dim_size))
-    return out
+    attrs = {"axis": axis}
+    if max_dim_size is not None:
+        max_dim_size = _check_int(max_dim_size, "concat", "max_dim_size")
+        if max_dim_size < 1:
+            raise ValueError("concat: max_dim_size must be positive, got %d" % max_dim_size)
+        attrs["max_dim_size"] = max_dim_size
+    return op_builder.add_single_output_op("concat", name, "Concat", {"in": inputs}, attrs)
 
 
 def stack(inputs, axis=0, name=None):
