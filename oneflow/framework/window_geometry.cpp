@@ -54,12 +54,16 @@ void CheckListLength(const std::string& op_type, const std::string& name,
   }
 }
 
+// The kernels (oneDNN's among them) take window sizes, strides, dilations and paddings as 32-bit
+// ints.
+constexpr int64_t kLargestWindowValue = (int64_t{1} << 31) - 1;
+
 void CheckPositive(const std::string& op_type, const std::string& name,
                    const std::vector<int64_t>& values) {
   for (int64_t value : values) {
-    if (value <= 0) {
-      throw Error(ErrorKind::kValue) << op_type << ": " << name << " must be positive, got "
-                                     << ListToString(values);
+    if (value <= 0 || value > kLargestWindowValue) {
+      throw Error(ErrorKind::kValue) << op_type << ": " << name << " must be positive and below "
+                                     << "2^31, got " << ListToString(values);
     }
   }
 }
@@ -133,9 +137,9 @@ WindowGeometry ComputeWindowGeometry(const std::string& op_type, const Shape& in
     CheckListLength(op_type, "padding_after", attributes.padding_after, spatial_axes);
     for (const auto* list : {&attributes.padding_before, &attributes.padding_after}) {
       for (int64_t value : *list) {
-        if (value < 0) {
+        if (value < 0 || value > kLargestWindowValue) {
           throw Error(ErrorKind::kValue)
-              << op_type << ": explicit padding must be non-negative, got before "
+              << op_type << ": explicit padding must be non-negative and below 2^31, got before "
               << ListToString(attributes.padding_before) << " and after "
               << ListToString(attributes.padding_after);
         }

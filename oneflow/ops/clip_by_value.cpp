@@ -59,7 +59,7 @@ REGISTER_OP("clip_by_scalar_grad")
     .SetInferFn([](InferContext& ctx) {
       const BlobDesc& x = ctx.Input("x");
       const BlobDesc& dy = ctx.Input("dy");
-      CheckFloatingOrHalfDataType("clip_by_scalar_grad", "dy", dy.data_type);
+      CheckDataTypeIn("clip_by_scalar_grad", "dy", dy.data_type, kClipDataTypes);
       CheckSameDataType("clip_by_scalar_grad", "x", x.data_type, "dy", dy.data_type);
       if (x.shape != dy.shape) {
         throw Error(ErrorKind::kValue) << "clip_by_scalar_grad: x " << x.shape.ToString()

@@ -16,9 +16,18 @@ std::string ElementCountText(int64_t count) {
   return std::to_string(count) + (count == 1 ? " element" : " elements");
 }
 
+// The product of `dims`, or -1 when it overflows int64.
+int64_t CheckedProduct(const std::vector<int64_t>& dims) {
+  int64_t product = 1;
+  for (int64_t dim : dims) {
+    if (__builtin_mul_overflow(product, dim, &product)) { return -1; }
+  }
+  return product;
+}
+
 Shape ResolveReshape(const Shape& in, const Shape& requested) {
   int64_t inferred_axis = -1;
-  int64_t known_count = 1;
+  std::vector<int64_t> known;
   for (int64_t axis = 0; axis < requested.num_axes(); ++axis) {
     int64_t dim = requested.At(axis);
     if (dim == -1 && inferred_axis < 0) {
@@ -27,8 +36,15 @@ Shape ResolveReshape(const Shape& in, const Shape& requested) {
       throw Error(ErrorKind::kValue) << "reshape: invalid target shape " << requested.ToString()
                                      << ": only one dimension may be -1 and none may be negative";
     } else {
-      known_count *= dim;
+      known.push_back(dim);
     }
+  }
+  const int64_t known_count = CheckedProduct(known);
+  if (known_count < 0) {
+    throw Error(ErrorKind::kValue)
+        << "reshape: cannot reshape " << in.ToString() << " (" << ElementCountText(in.elem_count())
+        << ") into " << requested.ToString() << ": its dimensions multiply to more than 2^63 "
+        << "elements";
   }
   Shape resolved = requested;
   if (inferred_axis >= 0) {

@@ -307,3 +307,54 @@ def test_a_global_function_called_while_another_is_traced_is_an_error():
                                            "function 'outer' while it is traced"):
         outer(np.zeros(2, np.float32))
     np.testing.assert_array_equal(inner(np.zeros(2, np.float32)), [1, 1])
+
+
+def _variable_job(initializer, dtype=flow.float32):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(a: tp.Numpy.Placeholder((1,), dtype=dtype)) -> tp.Numpy:
+        return a + flow.get_variable("v", shape=(2,), dtype=dtype, initializer=initializer)
+
+    return job(np.zeros(1, dtype.numpy_dtype))
+
+
+def test_ranges_and_values_the_dtype_cannot_hold_are_refused():
+    with pytest.raises(ValueError, match=r"random.uniform: the range \[-3e\+38, 3e\+38\) is wider "
+                                         r"than float32's largest value"):
+        _build(lambda a: a + flow.random.uniform((4,), -3e38, 3e38), np.zeros(1, np.float32))
+    with pytest.raises(ValueError, match=r"random_uniform_initializer\(-1.7e\+308, 1.7e\+308\): "
+                                         r"the range inf is wider than float64's"):
+        _variable_job(flow.random_uniform_initializer(-1.7e308, 1.7e308), flow.float64)
+    with pytest.raises(ValueError, match=r"constant_initializer\(9007199254740993\) for its int64 "
+                                         r"value: the value is not exactly representable"):
+        _variable_job(flow.constant_initializer(2 ** 53 + 1), flow.int64)
+    np.testing.assert_array_equal(_variable_job(flow.constant_initializer(2 ** 53), flow.int64),
+                                  [2 ** 53] * 2)
+    for make in (flow.random_normal_initializer, flow.truncated_normal_initializer):
+        with pytest.raises(ValueError, match="stddev must be finite, got nan"):
+            make(0.0, float("nan"))
+        with pytest.raises(TypeError, match="stddev must be a real number, got '1'"):
+            make(0.0, "1")
+    with pytest.raises(ValueError, match=r"seed 1208925819614629174706176 does not fit int64"):
+        flow.random_normal_initializer(0, 1, seed=2 ** 80)
+    with pytest.raises(ValueError, match=r"reshape: cannot reshape \(2, 3\) \(6 elements\) into "
+                                         r"\(4294967296, 4294967296, 6\): its dimensions "
+                                         r"multiply to more than 2\^63 elements"):
+        _build(lambda a: flow.reshape(a, (2 ** 32, 2 ** 32, 6)), np.zeros((2, 3), np.float32))
+    with pytest.raises(TypeError, match=r"split: num_or_size_splits must be an int or a list of "
+                                        r"ints, got 2.0"):
+        _build(lambda a: flow.split(a, 2.0)[0], np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match=r"layers.conv2d: activation must be a callable such as "
+                                        r"flow.nn.relu, or None, got 'relu'"):
+        _build(lambda a: flow.layers.conv2d(a, 1, 1, activation="relu"),
+               np.zeros((1, 1, 2, 2), np.float32))
+
+
+def test_an_integer_clip_passes_the_gradient_inside_its_bounds():
+    # Integer gradients flow through casts, as in OneFlow 0.3: dy where 0 <= x <= 1, else 0.
+    x = np.array([-1.0, 0.0, 1.0, 3.0], np.float32)
+    _, gradients = run_op(
+        lambda a: flow.cast(flow.clip_by_value(flow.cast(a, flow.int32), 0, 1), flow.float32),
+        [x], differentiable=[0], weight=np.ones(4, np.float32))
+    np.testing.assert_array_equal(gradients[0], [0.0, 1.0, 1.0, 0.0])

@@ -175,6 +175,20 @@ def test_max_pool_ties_and_nan_follow_torch(data_format, x_shape, ksize, strides
     np.testing.assert_array_equal(gradients[0], expected)
 
 
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_of_a_window_of_minus_infinity_is_minus_infinity(padding, dtype):
+    # oneDNN's max starts from the lowest finite float: such a window gave -3.4e38.
+    x = np.array([[[[-np.inf, -np.inf], [-np.inf, -np.inf]]],
+                  [[[1.0, -np.inf], [-np.inf, 2.0]]]], dtype)
+    flow_fn, _ = pool_case("max", 2, "NCHW", x.shape, 2, 2, padding)
+    y, _ = run_op(flow_fn, [x], differentiable=[0])
+    pads = pool_pads(padding, x.shape[2:], [2, 2], [2, 2])
+    expected = torch_pool("max", torch.tensor(x), [2, 2], [2, 2], pads, True).numpy()
+    np.testing.assert_array_equal(y, expected)
+    assert y.ravel()[0] == -np.inf
+
+
 def test_avg_pool_excludes_padding_from_the_count():
     """A 3x3 SAME mean at a corner averages the 4 input elements, not 9 with 5 zeros."""
     flow.clear_default_session()
@@ -238,6 +252,8 @@ def _pool_error(x_shape, fn):
      r"avg_pool_2d: kernel size must be positive"),
     ((1, 1, 4, 4), lambda x: flow.nn.max_pool2d(x, 2, [1, 0], "VALID"),
      r"max_pool_2d: strides must be positive"),
+    ((1, 1, 4, 4), lambda x: flow.nn.avg_pool2d(x, 2, 2 ** 31, "VALID"),
+     r"avg_pool_2d: strides must be positive and below 2\^31"),
     ((1, 1, 4), lambda x: flow.nn.max_pool2d(x, 2, 2, "VALID"),
      r"max_pool_2d: input must have rank 4, got shape \(1, 1, 4\)"),
     ((1, 1, 4, 4), lambda x: flow.nn.max_pool2d(x, 2, 2, "same_ish"),

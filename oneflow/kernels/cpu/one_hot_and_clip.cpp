@@ -122,5 +122,9 @@ REGISTER_KERNEL("clip_by_scalar", "cpu", kInt8, ClipKernel<int8_t>);
 REGISTER_KERNEL("clip_by_scalar", "cpu", kInt32, ClipKernel<int32_t>);
 REGISTER_KERNEL("clip_by_scalar", "cpu", kInt64, ClipKernel<int64_t>);
 REGISTER_CPU_FLOATING_KERNELS("clip_by_scalar_grad", ClipGradKernel);
+// Integer gradients flow through casts, as in OneFlow 0.3 (its test_multiply).
+REGISTER_KERNEL("clip_by_scalar_grad", "cpu", kInt8, ClipGradKernel<int8_t>);
+REGISTER_KERNEL("clip_by_scalar_grad", "cpu", kInt32, ClipGradKernel<int32_t>);
+REGISTER_KERNEL("clip_by_scalar_grad", "cpu", kInt64, ClipGradKernel<int64_t>);
 
 }  // namespace oneflow

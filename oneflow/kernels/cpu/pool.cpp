@@ -2,8 +2,9 @@
 //
 // float32 forward and average-pool backward: oneDNN pooling primitives on the framework's plain
 // layout, created on the kernel's first call and reused (onednn_util.h). Forward uses
-// forward_inference (no workspace). Its max drops NaN; when x holds one, the direct loop redoes
-// the forward so a NaN is its window's maximum, as in PyTorch.
+// forward_inference (no workspace). Its max drops NaN and starts from -FLT_MAX; when x holds a NaN
+// or -inf, the direct loop redoes the forward so a NaN is its window's maximum and a window of
+// -inf gives -inf, as in PyTorch.
 // Max-pool backward, float32 and float64: direct loops (MaxPoolGradKernel). oneDNN's needs the
 // workspace (argmax) of a forward_training pass, which our separate gradient op, fed with x, had
 // to recompute first; docs/kernels.md ("Convolution and pooling") has the measurements.
@@ -137,12 +138,15 @@ bool WindowExceedsInput(const Pool3D& pool) {
   return false;
 }
 
-bool ContainsNaN(KernelContext& ctx, const float* x, int64_t count) {
+// Whether x holds a NaN or -inf (oneDNN's max starts from the lowest finite float, so a window of
+// -inf gave -FLT_MAX).
+bool ContainsNaNOrMinusInf(KernelContext& ctx, const float* x, int64_t count) {
+  constexpr float kLowest = -std::numeric_limits<float>::max();
   std::atomic<bool> found{false};
   ParallelForElements(ctx, count, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    bool nan = false;
-    for (int64_t i = begin; i < end; ++i) { nan |= x[i] != x[i]; }
-    if (nan) { found = true; }
+    bool special = false;
+    for (int64_t i = begin; i < end; ++i) { special |= !(x[i] >= kLowest); }
+    if (special) { found = true; }
   });
   return found;
 }
@@ -205,8 +209,9 @@ class OneDnnPoolForwardKernel final : public Kernel {
     }
     const float* x = ctx.Input("x").data<float>();
     primitive_.Run(ctx.cpu_device(), {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
-    // oneDNN's max drops NaN; PyTorch (and the gradient kernel below) treat it as the maximum.
-    if (max_ && ContainsNaN(ctx, x, x_count_)) { DirectPoolForward(pool_, true, x, y); }
+    // oneDNN's max drops NaN and turns a window of -inf into -FLT_MAX; PyTorch (and the gradient
+    // kernel below) take NaN as the maximum and keep -inf.
+    if (max_ && ContainsNaNOrMinusInf(ctx, x, x_count_)) { DirectPoolForward(pool_, true, x, y); }
   }
 
  private:

@@ -432,6 +432,9 @@ REGISTER_KERNEL("clip_by_scalar", "gpu", kInt32, ClipGpuKernel<int32_t>);
 REGISTER_KERNEL("clip_by_scalar", "gpu", kInt64, ClipGpuKernel<int64_t>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kFloat, ClipGradGpuKernel<float>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kDouble, ClipGradGpuKernel<double>);
+REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kInt8, ClipGradGpuKernel<int8_t>);
+REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kInt32, ClipGradGpuKernel<int32_t>);
+REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kInt64, ClipGradGpuKernel<int64_t>);
 REGISTER_KERNEL("clip_by_scalar", "gpu", kFloat16, ClipGpuKernel<half>);
 REGISTER_KERNEL("clip_by_scalar_grad", "gpu", kFloat16, ClipGradGpuKernel<half>);
 // The dtypes the op (and the CPU kernel) take.

@@ -372,6 +372,9 @@ def _conv_layer(spatial_axes, inputs, filters, kernel_size, strides, padding, da
     position = _data_format(layer, data_format, spatial_axes)
     channels_first = position == "channels_first"
     _check_rank(layer, "inputs", inputs, spatial_axes + 2)
+    if activation is not None and not callable(activation):
+        raise TypeError("%s: activation must be a callable such as flow.nn.relu, or None, got %r"
+                        % (layer, activation))
     filters = _check_positive_int(layer, "filters", filters)
     groups = _check_positive_int(layer, "groups", groups)
     kernel = _int_list(layer, "kernel_size", kernel_size, spatial_axes)
@@ -414,7 +417,7 @@ def _conv_layer(spatial_axes, inputs, filters, kernel_size, strides, padding, da
             bias = variable(bias_name, (filters,), bias_initializer, bias_regularizer, "bias")
         with session.scope.namespace(name):
             output = nn_ops.bias_add(output, bias, position, name="bias_add")
-    if callable(activation):
+    if activation is not None:
         with session.scope.namespace(name):
             output = activation(output, name="activation")
     return output

@@ -7,6 +7,8 @@ import math
 import numbers
 import re
 
+import numpy as np
+
 from oneflow.framework import dtypes, shapes
 
 
@@ -21,7 +23,10 @@ class InitializerConf:
                                 % (kind, value))
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise TypeError("%s initializer: seed must be an int or None, got %r" % (kind, seed))
+        if seed is not None and not -2 ** 63 <= seed < 2 ** 63:
+            raise ValueError("%s initializer: seed %d does not fit int64" % (kind, seed))
         self.kind = kind
+        self.values = list(args)  # as given (an int constant may not survive float())
         self.args = [float(a) for a in args]
         self.seed = seed
         self.shape = shape
@@ -55,16 +60,46 @@ def random_uniform_initializer(minval=0, maxval=1, dtype=dtypes.float32, seed=No
     return InitializerConf("random_uniform", [minval, maxval], seed)
 
 
-def random_normal_initializer(mean=0.0, stddev=1.0, seed=None, dtype=None):
+def _check_normal(what, mean, stddev):
+    for name, value in (("mean", mean), ("stddev", stddev)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError("%s: %s must be a real number, got %r" % (what, name, value))
+        if not math.isfinite(value):
+            raise ValueError("%s: %s must be finite, got %r" % (what, name, value))
     if stddev < 0:
-        raise ValueError("random_normal_initializer: stddev must be >= 0, got %r" % (stddev,))
+        raise ValueError("%s: stddev must be >= 0, got %r" % (what, stddev))
+
+
+def random_normal_initializer(mean=0.0, stddev=1.0, seed=None, dtype=None):
+    _check_normal("random_normal_initializer", mean, stddev)
     return InitializerConf("random_normal", [mean, stddev], seed)
 
 
 def truncated_normal_initializer(mean=0.0, stddev=1.0, seed=None, dtype=None):
-    if stddev < 0:
-        raise ValueError("truncated_normal_initializer: stddev must be >= 0, got %r" % (stddev,))
+    _check_normal("truncated_normal_initializer", mean, stddev)
     return InitializerConf("truncated_normal", [mean, stddev], seed)
+
+
+def check_for_dtype(initializer, dtype, what):
+    """Refuses what the variable's dtype cannot hold: an integer constant that a float64 (the
+    initializer's arguments) would round, and uniform bounds whose range overflows a floating
+    dtype (every sample would be inf, as numpy.random.uniform refuses)."""
+    if initializer.kind == "constant" and dtype in (dtypes.int32, dtypes.int64, dtypes.int8,
+                                                    dtypes.uint8):
+        value = initializer.values[0]
+        if isinstance(value, numbers.Integral) and int(float(value)) != int(value):
+            raise ValueError("%s: constant_initializer(%d) for its %s value: the value is not "
+                             "exactly representable as a float64, which carries it; use a "
+                             "value within +-2**53" % (what, value, dtype.name))
+    if initializer.kind == "random_uniform" and dtype in (dtypes.float16, dtypes.float32,
+                                                          dtypes.float64):
+        low, high = sorted(initializer.args)
+        largest = float(np.finfo(dtype.numpy_dtype).max)
+        if not high - low <= largest:
+            raise ValueError("%s: random_uniform_initializer(%r, %r): the range %r is wider than "
+                             "%s's largest value %r, so every sample would overflow"
+                             % (what, initializer.values[0], initializer.values[1],
+                                high - low, dtype.name, largest))
 
 
 _MODES = {"fan_in": 0, "fan_out": 1, "fan_avg": 2}

@@ -138,6 +138,9 @@ def split(x, num_or_size_splits, axis=0, name=None):
                              % (axis, dim, parts))
         sizes = [dim // parts] * parts
     else:
+        if not isinstance(num_or_size_splits, (list, tuple)):
+            raise TypeError("split: num_or_size_splits must be an int or a list of ints, got %r"
+                            % (num_or_size_splits,))
         sizes = [_check_int(s, "split", "a size") for s in num_or_size_splits]
         if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
             raise ValueError("split: sizes %r may hold at most one -1 and no other negative value"

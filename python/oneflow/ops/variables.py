@@ -53,6 +53,7 @@ def get_variable(
         initializer = (session.tracing_job.config._default_initializer
                        or initializers.constant_initializer(0.0))
     initializer = initializers.as_initializer(initializer, "get_variable %r" % full_name)
+    initializers.check_for_dtype(initializer, dtype, "get_variable %r" % full_name)
     seed = initializer.seed if initializer.seed is not None else random_seed
     if seed is None:
         seed = zlib.crc32(full_name.encode("utf-8"))
