@@ -358,3 +358,13 @@ def test_an_integer_clip_passes_the_gradient_inside_its_bounds():
         lambda a: flow.cast(flow.clip_by_value(flow.cast(a, flow.int32), 0, 1), flow.float32),
         [x], differentiable=[0], weight=np.ones(4, np.float32))
     np.testing.assert_array_equal(gradients[0], [0.0, 1.0, 1.0, 0.0])
+
+
+def test_composite_ops_name_themselves_in_their_errors():
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"masked_fill: x \(2, 3\) and mask \(4,\) do not "
+                                         r"broadcast together"):
+        _build(lambda a: flow.masked_fill(a, flow.constant(1, shape=(4,), dtype=flow.int8), 0.0),
+               x)
+    with pytest.raises(TypeError, match=r"stack: input 1 is float64 but input 0 is float32"):
+        _build(lambda a: flow.stack([a, flow.cast(a, flow.float64)]), x)

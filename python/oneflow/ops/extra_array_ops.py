@@ -22,6 +22,12 @@ def masked_fill(x, mask, value, name=None):
         raise TypeError("masked_fill: value must be a real number, got %r" % (value,))
     # An integer x takes the value truncated toward zero, as in OneFlow 0.3.
     value = array_ops.check_value_fits(value, x.dtype, "masked_fill")
+    try:
+        np.broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    except ValueError:
+        raise ValueError("masked_fill: x %r and mask %r do not broadcast together (each dim, "
+                         "aligned from the right, must be equal or 1)"
+                         % (tuple(x.shape), tuple(mask.shape))) from None
     return math_ops.where(mask, value, x, name=name)
 
 

@@ -119,6 +119,9 @@ def stack(inputs, axis=0, name=None):
         if blob.shape != shape:
             raise ValueError("stack: input %d has shape %r but input 0 has %r; all inputs must "
                              "have the same shape" % (index, blob.shape, shape))
+        if blob.dtype != inputs[0].dtype:
+            raise TypeError("stack: input %d is %s but input 0 is %s; all inputs must have the "
+                            "same dtype" % (index, blob.dtype.name, inputs[0].dtype.name))
     axis = _normalize_axis(axis, len(shape) + 1, "stack")
     expanded = [expand_dims(blob, axis) for blob in inputs]
     return concat(expanded, axis=axis, name=name)
