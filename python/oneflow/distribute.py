@@ -62,10 +62,11 @@ def auto():
     return _auto
 
 
-def assert_is_valid_distribute(distribute):
+def assert_is_valid_distribute(distribute, what="distribute"):
+    """`what` names the argument in the error, e.g. "parallel_cast: distribute"."""
     if not isinstance(distribute, Distribute):
-        raise TypeError("expected a flow.distribute value (split(axis), broadcast() or auto()), "
-                        "got %r" % (distribute,))
+        raise TypeError("%s: expected a flow.distribute value (split(axis), broadcast() or "
+                        "auto()), got %r" % (what, distribute))
 
 
 def from_sbp(text):

@@ -220,8 +220,15 @@ def heartbeat_timeout(seconds):
 
 
 def machine(*machines):
+    """The machines of the job, as OneFlow 0.3 listed them: [{"addr": "192.168.1.1"}, ...] (or
+    address strings)."""
     if len(machines) == 1 and isinstance(machines[0], (list, tuple)):
         machines = machines[0]
+    for index, entry in enumerate(machines):
+        address = entry.get("addr") if isinstance(entry, dict) else entry
+        if not isinstance(address, str) or not address:
+            raise TypeError("flow.env.machine: machine %d must be {\"addr\": \"<host>\"} or a "
+                            "host name, got %r" % (index, entry))
     _state["machines"] = list(machines)
 
 
@@ -241,6 +248,11 @@ def log_dir(path):
         raise TypeError("flow.env.log_dir: path must be a str or os.PathLike, got %r" % (path,))
     if os.path.exists(path) and not os.path.isdir(path):
         raise ValueError("flow.env.log_dir: %r exists and is not a directory" % os.fspath(path))
+    try:  # created now, so a folder that cannot be is an error here, not when logs are written
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise ValueError("flow.env.log_dir: cannot create the directory %r: %s"
+                         % (os.fspath(path), error.strerror or error)) from None
     _state["log_dir"] = os.fspath(path)
 
 

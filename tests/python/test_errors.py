@@ -444,3 +444,69 @@ def test_env_settings_are_checked_when_set(tmp_path):
     a_file.write_text("")
     with pytest.raises(ValueError, match="flow.env.log_dir: .* exists and is not a directory"):
         flow.env.log_dir(str(a_file))
+    with pytest.raises(ValueError, match="flow.env.log_dir: cannot create the directory "
+                                         "'.*a_file/logs': Not a directory"):
+        flow.env.log_dir(str(a_file / "logs"))
+    with pytest.raises(TypeError, match=r"flow.env.machine: machine 1 must be .* or a host name, "
+                                        r"got 5"):
+        flow.env.machine([{"addr": "127.0.0.1"}, 5])
+    with pytest.raises(TypeError, match=r"parallel_cast: distribute: expected a flow.distribute "
+                                        r"value .*, got 'S\(0\)'"):
+        _trace(lambda x: flow.parallel_cast(x, distribute="S(0)"))
+
+
+def _trace(body):
+    flow.clear_default_session()
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return body(x)
+
+    return job(np.ones(2, np.float32))
+
+
+def test_a_blob_of_another_job_is_refused():
+    # Blobs are names inside their job: the other job's 'ScalarOp_0/out_0' was silently this
+    # job's op of the same name.
+    saved = {}
+
+    @flow.global_function()
+    def first(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        saved["y"] = flow.math.relu(x) * 100
+        return saved["y"]
+
+    @flow.global_function()
+    def second(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x * 1 + saved["y"]
+
+    np.testing.assert_array_equal(first(np.array([1, 2], np.float32)), [100, 200])
+    with pytest.raises(ValueError, match=r"input 'y' is blob 'ScalarOp_0/out_0' of job 'first', "
+                                         r"but job 'second' is being traced"):
+        second(np.array([1, 2], np.float32))
+
+
+def test_a_timeline_that_cannot_be_written_is_reported_and_the_next_session_works(
+        tmp_path, monkeypatch):
+    from oneflow import env
+
+    monkeypatch.setitem(env._state, "log_dir", None)  # restored after the test
+    logs = tmp_path / "logs"
+    flow.env.log_dir(str(logs))
+    logs.rmdir()
+    logs.write_text("")  # now a file where the folder was
+    flow.config.collect_act_event(True)
+
+    @flow.global_function()
+    def job(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return flow.math.relu(x)
+
+    job(np.ones(2, np.float32))
+    with pytest.raises(RuntimeError):
+        flow.clear_default_session()
+    flow.env.log_dir(str(tmp_path))
+
+    @flow.global_function()
+    def after(x: tp.Numpy.Placeholder((2,))) -> tp.Numpy:
+        return x + 1
+
+    np.testing.assert_array_equal(after(np.ones(2, np.float32)), [2, 2])

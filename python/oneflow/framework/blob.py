@@ -44,6 +44,12 @@ class LazyBlob(_StaticShape):
         # only those.
         self.valid_rows = None
         self.valid_axis = 0
+        # The job function whose trace made the blob (a specialization's: the function it was
+        # traced from); an op of another job may not read it (op_builder.check_blob).
+        from oneflow.framework import session as session_util
+
+        job = session_util.default_session().tracing_job
+        self.job = None if job is None else (job.base or job)
 
     @property
     def is_dynamic(self):
@@ -128,7 +134,7 @@ class LazyBlob(_StaticShape):
         (flow.distribute.split(axis) / broadcast(); auto() removes the hint)."""
         from oneflow import distribute as distribute_util
 
-        distribute_util.assert_is_valid_distribute(distribute)
+        distribute_util.assert_is_valid_distribute(distribute, "with_distribute")
         if distribute.kind == "split" and distribute.axis >= len(self._shape):
             raise ValueError("with_distribute: cannot split axis %d of blob %r of shape %r"
                              % (distribute.axis, self.lbn, self._shape))

@@ -412,8 +412,12 @@ class Session:
             self.closed = True
             self._wait_all()
             if self.cpp is not None:
-                self.cpp.stop()
-                self.cpp = None
+                cpp, self.cpp = self.cpp, None
+                try:
+                    cpp.stop()
+                except Exception as error:  # noqa: BLE001 - reported, after the calls' errors
+                    # (e.g. the act events could not be written to the log dir)
+                    self.pending_errors.append(error)
         errors, self.pending_errors = self.pending_errors, []
         return errors
 

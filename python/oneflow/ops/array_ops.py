@@ -116,7 +116,8 @@ def parallel_cast(input, name=None, distribute=None, gradient_distribute=None): 
         if value is None:
             attrs[attr] = ""
             continue
-        distribute_util.assert_is_valid_distribute(value)
+        distribute_util.assert_is_valid_distribute(
+            value, "parallel_cast: " + ("distribute" if attr == "sbp" else "gradient_distribute"))
         attrs[attr] = value.sbp or ""
     return op_builder.add_single_output_op("parallel_cast", name, "ParallelCast", {"in": input},
                                            attrs)

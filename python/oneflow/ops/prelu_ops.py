@@ -38,7 +38,7 @@ def prelu(inputs, alpha_initializer=None, alpha_regularizer=None, shared_axes=No
             alpha_shape[axis - 1] = 1
     if model_distribute is None:
         model_distribute = distribute.broadcast()
-    distribute.assert_is_valid_distribute(model_distribute)
+    distribute.assert_is_valid_distribute(model_distribute, layer + ": model_distribute")
     if model_distribute.kind == "split" and not 0 <= model_distribute.axis < len(alpha_shape):
         raise ValueError("%s: model_distribute splits axis %d, but alpha %r has %d axes"
                          % (layer, model_distribute.axis, tuple(alpha_shape), len(alpha_shape)))

@@ -61,7 +61,8 @@ def get_variable(
     if distribute is not None:
         from oneflow import distribute as distribute_util
 
-        distribute_util.assert_is_valid_distribute(distribute)
+        distribute_util.assert_is_valid_distribute(
+            distribute, "get_variable %r: distribute" % full_name)
         if distribute.kind == "split":
             if distribute.axis >= len(shape):
                 raise ValueError("get_variable %r: cannot split axis %d of shape %r"
