@@ -49,7 +49,7 @@ class LazyBlob(_StaticShape):
         from oneflow.framework import session as session_util
 
         job = session_util.default_session().tracing_job
-        self.job = None if job is None else (job.base or job)
+        self.job = None if job is None else job.origin
 
     @property
     def is_dynamic(self):

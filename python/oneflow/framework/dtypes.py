@@ -37,6 +37,15 @@ float16 = DType("float16", 7, np.float16)
 half = float16
 
 
+def check_uniform_range(what, low, high, dtype):
+    """Refuses uniform bounds [low, high) whose width overflows the floating `dtype`: every sample
+    would be inf (numpy.random.uniform refuses such ranges too)."""
+    largest = np.finfo(dtype.numpy_dtype).max.item()  # (this module's `float` is a DType)
+    if not abs(high - low) <= largest:
+        raise ValueError("%s: the range [%r, %r) is wider than %s's largest value %r, so every "
+                         "sample would overflow" % (what, low, high, dtype.name, largest))
+
+
 def is_floating(dtype):
     """True for float16, float32 and float64."""
     return dtype.numpy_dtype.kind == "f"

@@ -50,9 +50,15 @@ class FunctionDesc:
 
 
     @property
+    def origin(self):
+        """The function the user defined: this one, or the one a specialization was traced
+        from."""
+        return self.base or self
+
+    @property
     def user_name(self):
         """The name the user gave (a specialization's function's), for messages."""
-        return (self.base or self).name
+        return self.origin.name
 
     def IsTrainable(self):  # noqa: N802 - OneFlow's name
         """Whether the job trains (type="train")."""

@@ -41,14 +41,13 @@ def check_blob(value, op_type, argument):
             "%s: input '%s' must be a blob of the job being traced, got %s%s"
             % (op_type, argument, type(value).__name__, " (%s)" % hint if hint else ""))
     tracing = session_util.default_session().tracing_job
-    tracing = None if tracing is None else (tracing.base or tracing)
-    if value.job is not None and tracing is not None and value.job is not tracing:
+    if value.job is not None and tracing is not None and value.job is not tracing.origin:
         # Blobs are names inside their job: another job's would silently be this job's blob
         # of the same name.
         raise ValueError(
             "%s: input '%s' is blob '%s' of job %r, but job %r is being traced; a job can only "
             "read its own blobs (share values between jobs through variables)"
-            % (op_type, argument, value.logical_blob_name, value.job.name, tracing.name))
+            % (op_type, argument, value.logical_blob_name, value.job.name, tracing.user_name))
     return value
 
 

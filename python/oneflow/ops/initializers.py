@@ -7,8 +7,6 @@ import math
 import numbers
 import re
 
-import numpy as np
-
 from oneflow.framework import dtypes, shapes
 
 
@@ -91,15 +89,9 @@ def check_for_dtype(initializer, dtype, what):
             raise ValueError("%s: constant_initializer(%d) for its %s value: the value is not "
                              "exactly representable as a float64, which carries it; use a "
                              "value within +-2**53" % (what, value, dtype.name))
-    if initializer.kind == "random_uniform" and dtype in (dtypes.float16, dtypes.float32,
-                                                          dtypes.float64):
-        low, high = sorted(initializer.args)
-        largest = float(np.finfo(dtype.numpy_dtype).max)
-        if not high - low <= largest:
-            raise ValueError("%s: random_uniform_initializer(%r, %r): the range %r is wider than "
-                             "%s's largest value %r, so every sample would overflow"
-                             % (what, initializer.values[0], initializer.values[1],
-                                high - low, dtype.name, largest))
+    if initializer.kind == "random_uniform" and dtypes.is_floating(dtype):
+        dtypes.check_uniform_range(what + ": random_uniform_initializer", *initializer.values,
+                                   dtype)
 
 
 _MODES = {"fan_in": 0, "fan_out": 1, "fan_avg": 2}

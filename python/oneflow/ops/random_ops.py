@@ -8,8 +8,6 @@ when the op is created, as OneFlow does. Ops: oneflow/ops/random.cpp."""
 import numbers
 import random as _python_random
 
-import numpy as np
-
 from oneflow.framework import dtypes
 from oneflow.framework import op_builder
 from oneflow.framework import shapes
@@ -58,10 +56,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None, name=None):
     if not maxval > minval:
         raise ValueError("random.uniform: maxval %r must be greater than minval %r"
                          % (maxval, minval))
-    largest = float(np.finfo(dtype.numpy_dtype).max)
-    if not float(maxval) - float(minval) <= largest:
-        raise ValueError("random.uniform: the range [%r, %r) is wider than %s's largest value %r, "
-                         "so every sample would overflow" % (minval, maxval, dtype.name, largest))
+    dtypes.check_uniform_range("random.uniform", minval, maxval, dtype)
     return op_builder.add_single_output_op(
         "random_uniform", name, "RandomUniform", {},
         {"shape": shape, "dtype": dtype.value, "low": float(minval), "high": float(maxval),
