@@ -10,6 +10,9 @@ std::vector<std::unique_ptr<Pass>> MakeJobPassPipeline() {
   passes.push_back(MakeTimeShapePass());
   // Train jobs only (each pass checks job_conf.is_train):
   passes.push_back(MakeTrainStepPass());    // train step counter + learning rate op
+  // Jobs with enable_qat, on the forward ops (observers of train jobs read the train step):
+  passes.push_back(MakeQuantizationAwareTrainingPass());  // fake quantization around int8 ops
+  // Train jobs only:
   passes.push_back(MakeAutogradPass());     // backward ops from each op's gradient rule
   passes.push_back(MakeOptimizerPass());    // one update op per trainable variable
   passes.push_back(MakeWatchDiffPass());    // watch ops on the gradients Python asked for

@@ -18,6 +18,7 @@ void CompleteJob(JobBuildContext& job);
 // Factories, one per pass file.
 std::unique_ptr<Pass> MakeAutoMixedPrecisionPass();
 std::unique_ptr<Pass> MakeTrainStepPass();
+std::unique_ptr<Pass> MakeQuantizationAwareTrainingPass();
 std::unique_ptr<Pass> MakeAutogradPass();
 std::unique_ptr<Pass> MakeOptimizerPass();
 std::unique_ptr<Pass> MakeWatchDiffPass();
@@ -36,6 +37,9 @@ std::string TrainStepVariableName(const std::string& job_name);
 std::string LearningRateLbn(const std::string& job_name, int64_t optimizer_index = 0);
 std::string LossScaleVariableName(const std::string& job_name);
 std::string GoodStepCounterVariableName(const std::string& job_name);
+// A persistent variable of the system (not trained), every element `initial_value`.
+OperatorConf SystemVariable(const std::string& name, const Shape& shape, DataType data_type,
+                            double initial_value);
 
 // The op types of the auto_mixed_precision pass (compiler/passes/auto_mixed_precision.cpp).
 struct AutoMixedPrecisionLists {

@@ -27,11 +27,13 @@ namespace oneflow {
 
 namespace {
 
-void CheckQuantizationAttrs(InferContext& ctx, const std::string& op_type) {
+// Observers choose 2- to 8-bit parameters, as OneFlow's; fake_quantization also rounds to up to
+// 32 bits (the quantization_aware_training pass's int32 convolution biases).
+void CheckQuantizationAttrs(InferContext& ctx, const std::string& op_type, int64_t max_bit = 8) {
   const int64_t bit = ctx.Attr<int64_t>("quantization_bit");
-  if (bit < 2 || bit > 8) {
-    throw Error(ErrorKind::kValue) << op_type << ": quantization_bit must be in [2, 8], got "
-                                   << bit;
+  if (bit < 2 || bit > max_bit) {
+    throw Error(ErrorKind::kValue) << op_type << ": quantization_bit must be in [2, " << max_bit
+                                   << "], got " << bit;
   }
   const std::string scheme = ctx.Attr<std::string>("quantization_scheme");
   if (scheme != "symmetric" && scheme != "affine") {
@@ -150,7 +152,7 @@ REGISTER_OP("fake_quantization")
     .KernelDataTypeFrom("in")
     .SetInferFn([](InferContext& ctx) {
       const std::string op_type = "fake_quantization";
-      CheckQuantizationAttrs(ctx, op_type);
+      CheckQuantizationAttrs(ctx, op_type, /*max_bit=*/32);
       const BlobDesc& in = ctx.Input("in");
       CheckFloatingDataType(op_type, "in", in.data_type);
       const BlobDesc& scale = ctx.Input("scale");

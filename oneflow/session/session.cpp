@@ -106,21 +106,28 @@ void Session::Start() {
   if (runtime_) { return; }
   std::vector<const Job*> jobs;
   for (const auto& job : jobs_) { jobs.push_back(&job->job()); }
-  // A variable is stored in one layout: every job must place and lay it out alike.
-  std::map<std::string, std::pair<std::string, const OperatorConf*>> layouts;
+  // A variable is stored in one layout: every job must place and lay it out alike (the same
+  // devices however written, "0:0" or "0:0-0").
+  std::map<std::string, std::pair<std::string, const OperatorConf*>> layouts;  // name -> sbp, op
+  auto describe = [](const OperatorConf& op, const std::string& sbp) {
+    return PlacementToString(op.placement()) + " " + sbp;
+  };
   for (const Job* job : jobs) {
     for (const OperatorConf& op : job->op()) {
       if (op.op_type() != "variable") { continue; }
-      auto sbp = op.sbp_signature().argument_to_sbp().find("out_0");
-      const std::string layout =
-          PlacementToString(op.placement()) + " " +
-          (sbp == op.sbp_signature().argument_to_sbp().end() ? "B" : SbpToString(sbp->second));
-      auto [it, inserted] = layouts.emplace(op.name(), std::make_pair(layout, &op));
-      if (!inserted && it->second.first != layout) {
+      auto found = op.sbp_signature().argument_to_sbp().find("out_0");
+      const std::string sbp = found == op.sbp_signature().argument_to_sbp().end()
+                                  ? "B"
+                                  : SbpToString(found->second);
+      auto [it, inserted] = layouts.emplace(op.name(), std::make_pair(sbp, &op));
+      const OperatorConf& first = *it->second.second;
+      if (!inserted && (it->second.first != sbp ||
+                        first.placement().device_tag() != op.placement().device_tag() ||
+                        !SamePlacement(first.placement(), op.placement()))) {
         throw Error(ErrorKind::kValue)
-            << "variable '" << op.name() << "' is laid out as " << it->second.first
-            << " in one job and as " << layout << " in job '" << job->job_conf().job_name()
-            << "'; jobs sharing a variable must place it alike";
+            << "variable '" << op.name() << "' is laid out as " << describe(first, it->second.first)
+            << " in one job and as " << describe(op, sbp) << " in job '"
+            << job->job_conf().job_name() << "'; jobs sharing a variable must place it alike";
       }
     }
   }

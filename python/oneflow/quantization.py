@@ -67,8 +67,8 @@ def fake_quantization(input, scale, zero_point, quantization_bit=8,
                       quantization_scheme="symmetric", quantization_formula="google", name=None):
     """`input` quantized with (scale, zero_point) and dequantized: (clamp(round(input / scale +
     zero_point), integer range) - zero_point) * scale, per channel (axis 0) when scale has one
-    entry per channel; cambricon's scale is a power-of-two shift. Its gradient is the output's
-    (straight-through estimator)."""
+    entry per channel; cambricon's scale is a power-of-two shift. quantization_bit may be up to
+    32 (the observers' up to 8). Its gradient is the output's (straight-through estimator)."""
     op = "fake_quantization"
     for argument, blob in (("input", input), ("scale", scale), ("zero_point", zero_point)):
         op_builder.check_blob(blob, op, argument)

@@ -112,7 +112,6 @@ def test_every_tuning_knob_has_a_reason_and_is_callable():
 
 @pytest.mark.parametrize("call, message", [
     (lambda c: c.train.secondary_lr(0.1), r"train\.secondary_lr"),
-    (lambda c: c.enable_qat(True), "quantization"),
     (lambda c: c.tensorrt.use_fp16(), r"tensorrt\.use_fp16"),
     (lambda c: c.default_distribute_strategy("mirrored"), "default_distribute_strategy"),
     (lambda c: c.default_initializer_conf({"range_conf": {}}), "range_conf"),

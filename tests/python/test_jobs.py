@@ -47,6 +47,33 @@ def test_two_jobs_share_a_variable(sgd):
     np.testing.assert_allclose(predict(X), X * trained_value(2), rtol=1e-6)
 
 
+def test_jobs_may_name_one_variable_placement_differently(sgd):
+    flow.config.cpu_device_num(2)
+
+    @flow.global_function(type="train")
+    def train(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:0-0"):
+            loss = x * variable()
+            sgd(0.3).minimize(loss)
+        return loss
+
+    @flow.global_function()
+    def predict(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        with flow.scope.placement("cpu", ["0:0"]):
+            return x * variable()
+
+    train(X)
+    np.testing.assert_allclose(predict(X), X * trained_value(1), rtol=1e-6)
+
+    @flow.global_function()
+    def elsewhere(x: tp.Numpy.Placeholder(SHAPE)) -> tp.Numpy:
+        with flow.scope.placement("cpu", "0:1"):
+            return x * variable()
+
+    with pytest.raises(ValueError, match="jobs sharing a variable must place it alike"):
+        elsewhere(X)
+
+
 def test_job_defined_after_a_call(sgd):
     train = define_train(sgd)
     first_loss = train(X)

@@ -198,17 +198,33 @@ void BindSession(py::module_& module) {
       .def(
           "open_job",
           [](Session& session, const std::string& job_name, bool is_train, int data_type,
-             bool enable_auto_mixed_precision, const std::string& train_state_name) {
+             bool enable_auto_mixed_precision, const std::string& train_state_name,
+             const py::object& qat) {
             JobConf conf;
             conf.set_job_name(job_name);
             conf.set_train_state_name(train_state_name);
             conf.set_is_train(is_train);
             conf.set_default_data_type(static_cast<DataType>(data_type));
             conf.set_enable_auto_mixed_precision(enable_auto_mixed_precision);
+            if (!qat.is_none()) {
+              // FunctionConfig._qat_settings(): every QatConfig field, checked by Python.
+              const py::dict settings = qat.cast<py::dict>();
+              QatConfig& config = *conf.mutable_qat_config();
+              conf.set_enable_qat(true);
+              config.set_per_channel_weight_quantization(
+                  settings["per_channel_weight_quantization"].cast<bool>());
+              config.set_symmetric(settings["symmetric"].cast<bool>());
+              config.set_moving_min_max_momentum(
+                  settings["moving_min_max_momentum"].cast<double>());
+              config.set_moving_min_max_stop_update_after_iters(
+                  settings["moving_min_max_stop_update_after_iters"].cast<int64_t>());
+              config.set_target_backend(settings["target_backend"].cast<std::string>());
+            }
             session.OpenJob(conf);
           },
           py::arg("job_name"), py::arg("is_train"), py::arg("data_type"),
-          py::arg("enable_auto_mixed_precision") = false, py::arg("train_state_name") = "")
+          py::arg("enable_auto_mixed_precision") = false, py::arg("train_state_name") = "",
+          py::arg("qat") = py::none())
       .def("close_job", &Session::CloseJob)
       .def(
           "auto_mixed_precision_cast_count",

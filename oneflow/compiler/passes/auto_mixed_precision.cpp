@@ -208,9 +208,9 @@ OpSet ComputeWhiteSet(const JobBuildContext& job, const AutoMixedPrecisionLists&
 // (but for the per-channel outputs their infer functions keep float32).
 JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white,
                         const AutoMixedPrecisionLists& lists) {
-  JobBuildContext rewritten(job.job().job_conf(), job.resource());
   std::map<std::string, std::string> casts;  // (lbn, dtype, placement) key -> cast output
-  auto cast = [&](const std::string& lbn, DataType data_type, const ParallelConf& placement) {
+  auto cast = [&](const std::string& lbn, DataType data_type, const ParallelConf& placement,
+                  JobBuildContext& rewritten) {
     const std::string suffix = data_type == kFloat16 ? "-cast_f2h" : "-cast_h2f";
     std::string key = lbn + suffix + " " + PlacementToString(placement);
     auto found = casts.find(key);
@@ -229,35 +229,22 @@ JobBuildContext Rewrite(const JobBuildContext& job, const OpSet& white,
     casts[key] = out;
     return out;
   };
-  for (const OperatorConf& original : job.job().op()) {
-    OperatorConf op = original;
-    const bool op_is_white = white.count(op.name()) > 0;
+  return RewriteInputs(job, [&](const OperatorConf& op, const std::string& argument, int64_t,
+                                const std::string& lbn, JobBuildContext& rewritten) {
     const auto float32_inputs = lists.float32_inputs.find(op.op_type());
-    for (auto& entry : *op.mutable_input()) {
-      const bool keeps_float32 = float32_inputs != lists.float32_inputs.end() &&
-                                 float32_inputs->second.count(entry.first) > 0;
-      const DataType wanted = op_is_white && !keeps_float32 ? kFloat16 : kFloat;
-      for (std::string& lbn : *entry.second.mutable_value()) {
-        if (job.LogicalBlobDesc(lbn).data_type != kFloat) { continue; }
-        if (rewritten.LogicalBlobDesc(lbn).data_type == wanted) { continue; }
-        const OperatorConf& producer = job.Op(OpNameOfLbn(lbn));
-        if (wanted == kFloat16) {
-          // On the reader's GPUs, unless the blob is mirrored (it stays on its devices).
-          lbn = cast(lbn, kFloat16, producer.mirrored() ? producer.placement() : op.placement());
-        } else {
-          lbn = cast(lbn, kFloat, producer.placement());
-        }
-      }
+    const bool keeps_float32 = float32_inputs != lists.float32_inputs.end() &&
+                               float32_inputs->second.count(argument) > 0;
+    const DataType wanted = white.count(op.name()) && !keeps_float32 ? kFloat16 : kFloat;
+    if (job.LogicalBlobDesc(lbn).data_type != kFloat) { return lbn; }
+    if (rewritten.LogicalBlobDesc(lbn).data_type == wanted) { return lbn; }
+    const OperatorConf& producer = job.Op(OpNameOfLbn(lbn));
+    if (wanted == kFloat16) {
+      // On the reader's GPUs, unless the blob is mirrored (it stays on its devices).
+      return cast(lbn, kFloat16, producer.mirrored() ? producer.placement() : op.placement(),
+                  rewritten);
     }
-    rewritten.AddOp(std::move(op));
-  }
-  for (const auto& entry : job.job().blob_to_diff()) {
-    rewritten.SetBlobDiff(entry.first, entry.second);
-  }
-  for (const auto& entry : job.job().diff_watch()) {
-    rewritten.AddDiffWatch(entry.second, entry.first);
-  }
-  return rewritten;
+    return cast(lbn, kFloat, producer.placement(), rewritten);
+  });
 }
 
 class AutoMixedPrecisionPass final : public Pass {

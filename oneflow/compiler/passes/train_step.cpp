@@ -28,17 +28,21 @@ std::string GoodStepCounterVariableName(const std::string& job_name) {
   return "System-Train-GoodStepCounter-" + job_name;
 }
 
-namespace {
-
-// A persistent (1,) variable of the system, not trained.
-OperatorConf ScalarVariable(const std::string& name, DataType data_type, double initial_value) {
+OperatorConf SystemVariable(const std::string& name, const Shape& shape, DataType data_type,
+                            double initial_value) {
   return OpConfBuilder("variable", name)
-      .Attr("shape", Shape({1}))
+      .Attr("shape", shape)
       .Attr("dtype", data_type)
       .Attr("initializer", "constant")
       .Attr("initializer_args", std::vector<double>{initial_value})
       .Attr("trainable", false)
       .Build();
+}
+
+namespace {
+
+OperatorConf ScalarVariable(const std::string& name, DataType data_type, double initial_value) {
+  return SystemVariable(name, Shape({1}), data_type, initial_value);
 }
 
 class TrainStepPass final : public Pass {

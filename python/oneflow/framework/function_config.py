@@ -2,7 +2,8 @@
 
 Every setting OneFlow 0.3's FunctionConfig had falls in exactly one of three groups:
   - implemented: the methods of FunctionConfig below (data type, logical view, placement,
-    default initializer, optimizer placement, auto mixed precision);
+    default initializer, optimizer placement, auto mixed precision, quantization aware
+    training);
   - accepted and ignored: _TUNING_NO_OPS, knobs that change speed or memory but not the numbers
     a job computes (or that OneFlow 0.3 itself had deprecated to no effect);
   - not implemented: _NOT_IMPLEMENTED, settings that would change what a job computes; they
@@ -80,15 +81,6 @@ _TUNING_NO_OPS = {
 # name -> (values that keep OneFlow's default behaviour, what the setting would do). A setter
 # called without a value means True, as in OneFlow 0.3.
 _NOT_IMPLEMENTED = {
-    "enable_quantization_aware_training": (
-        (False,), "quantization aware training is not supported"),
-    "enable_qat": ((False,), "quantization aware training is not supported"),
-    "qat.per_channel_weight_quantization": ((), "quantization aware training is not supported"),
-    "qat.symmetric": ((), "quantization aware training is not supported"),
-    "qat.moving_min_max_momentum": ((), "quantization aware training is not supported"),
-    "qat.moving_min_max_stop_update_after_iters": (
-        (), "quantization aware training is not supported"),
-    "qat.target_backend": ((), "quantization aware training is not supported"),
     "tensorrt.use_fp16": ((False,), "TensorRT float16 compute is not supported"),
     "tensorrt.use_int8": ((False,), "TensorRT int8 compute is not supported"),
     "tensorrt.int8_calibration": ((), "TensorRT int8 compute is not supported"),
@@ -101,7 +93,19 @@ _ALIASES = {
     "train.primary_lr": "_legacy_primary_lr",
     "train.model_update_conf": "_legacy_model_update_conf",
     "train.loss_scale_factor": "_legacy_loss_scale_factor",
+    "enable_quantization_aware_training": "enable_qat",
+    "qat.per_channel_weight_quantization": "_qat_per_channel_weight_quantization",
+    "qat.symmetric": "_qat_symmetric",
+    "qat.moving_min_max_momentum": "_qat_moving_min_max_momentum",
+    "qat.moving_min_max_stop_update_after_iters": "_qat_moving_min_max_stop_update_after_iters",
+    "qat.target_backend": "_qat_target_backend",
 }
+
+# OneFlow's QatConfig defaults (moving_min_max_stop_update_after_iters has none: it must be set).
+_QAT_DEFAULTS = {"per_channel_weight_quantization": False, "symmetric": True,
+                 "moving_min_max_momentum": 0.95, "moving_min_max_stop_update_after_iters": None,
+                 "target_backend": ""}
+_QAT_TARGET_BACKENDS = ("", "tensorrt7", "cambricon")
 
 
 class UnknownSettingError(AttributeError):
@@ -210,7 +214,9 @@ class _FunctionDescView:
         semantic = {"default_data_type": config._data_type,
                     "default_placement_scope": config._placement,
                     "default_logical_view": config._logical_view,
-                    "enable_auto_mixed_precision": config._auto_mixed_precision}
+                    "enable_auto_mixed_precision": config._auto_mixed_precision,
+                    "enable_qat": config._qat_enabled,
+                    "enable_quantization_aware_training": config._qat_enabled}
         if name in semantic:
             return semantic[name]
         raise AttributeError("FunctionConfig.function_desc: %r was not set" % name)
@@ -235,6 +241,8 @@ class FunctionConfig:
         self._legacy_train = {}
         self._auto_mixed_precision = False
         self._indexed_slices_variables = []
+        self._qat_enabled = False
+        self._qat = dict(_QAT_DEFAULTS)
 
     def indexed_slices_optimizer_conf(self, conf):
         """OneFlow 0.3's sparse updates: {"include_op_names": {"op_name": [variable names]}}.
@@ -276,6 +284,69 @@ class FunctionConfig:
             raise TypeError("FunctionConfig.enable_auto_mixed_precision takes a bool, got %r"
                             % (value,))
         self._auto_mixed_precision = value
+
+    def enable_qat(self, value=True):
+        """Quantization-aware training (OneFlow's QAT pass): the job computes as its int8
+        deployment would. Convolutions, matmuls, add_n and 2-D pooling, with a convolution's
+        bias_add / batch normalization / relu, form the int8 part; the float32 blobs entering it
+        and leaving each int8 op go through flow.quantization.fake_quantization: weights with a
+        min_max_observer, activations with a moving_average_min_max_observer whose moving
+        ranges are variables named after the blob ("conv1/out_0" ->
+        "conv1-out_0-fake-quant-observer-fake-quant-moving-max"), learnt by train jobs and read
+        by predict jobs. Set qat.moving_min_max_stop_update_after_iters(n) too; see qat.*."""
+        if not isinstance(value, bool):
+            raise TypeError("FunctionConfig.enable_qat takes a bool, got %r" % (value,))
+        self._qat_enabled = value
+
+    def _qat_flag(self, name, value):
+        if not isinstance(value, bool):
+            raise TypeError("FunctionConfig.qat.%s takes a bool, got %r" % (name, value))
+        self._qat[name] = value
+
+    def _qat_per_channel_weight_quantization(self, value=True):
+        """Weights get one scale per output channel (axis 0) instead of one."""
+        self._qat_flag("per_channel_weight_quantization", value)
+
+    def _qat_symmetric(self, value=True):
+        """True (the default): int8 values with zero point 0; False: uint8 with a zero point."""
+        self._qat_flag("symmetric", value)
+
+    def _qat_moving_min_max_momentum(self, value):
+        """The activation observers' moving average: range = range * momentum + batch range *
+        (1 - momentum); default 0.95."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError("FunctionConfig.qat.moving_min_max_momentum takes a number in "
+                             "[0, 1], got %r" % (value,))
+        self._qat["moving_min_max_momentum"] = float(value)
+
+    def _qat_moving_min_max_stop_update_after_iters(self, value):
+        """The activation observers update their ranges while the train step (0 at the first
+        iteration) is at most `value`, then keep them."""
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2 ** 63:
+            raise ValueError("FunctionConfig.qat.moving_min_max_stop_update_after_iters takes an "
+                             "int >= 0, got %r" % (value,))
+        self._qat["moving_min_max_stop_update_after_iters"] = value
+
+    def _qat_target_backend(self, value):
+        """"" (the default) or "tensorrt7": Google's formula, fake quantization after the int8
+        ops; "cambricon": power-of-two scales, fake quantization of convolutions' and matmuls'
+        inputs."""
+        if value not in _QAT_TARGET_BACKENDS:
+            raise ValueError("FunctionConfig.qat.target_backend must be one of %r, got %r"
+                             % (_QAT_TARGET_BACKENDS, value))
+        self._qat["target_backend"] = value
+
+    def _qat_settings(self):
+        """The QatConfig of a job with quantization-aware training, else None."""
+        if not self._qat_enabled:
+            return None
+        if self._qat["moving_min_max_stop_update_after_iters"] is None:
+            raise ValueError(
+                "FunctionConfig.enable_qat(True) needs qat.moving_min_max_stop_update_after_iters"
+                "(n): the train step after which the activation observers keep their ranges "
+                "(OneFlow has no default either), e.g. func_config.qat."
+                "moving_min_max_stop_update_after_iters(1000)")
+        return dict(self._qat)
 
     def default_data_type(self, dtype=None):
         """The data type of the job's blobs where an op does not say (default float32)."""

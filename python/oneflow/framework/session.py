@@ -279,7 +279,8 @@ class Session:
 
         cpp = self.cpp
         cpp.open_job(desc.name, desc.is_train, desc.config.data_type().value,
-                     desc.config._auto_mixed_precision, desc.train_state_name or "")
+                     desc.config._auto_mixed_precision, desc.train_state_name or "",
+                     desc.config._qat_settings())
         self.tracing_job = desc
         self.scope = scope_util.ScopeStack()
         try:
