@@ -26,7 +26,6 @@
 // The names follow OneFlow's ("conv1/out_0" -> "conv1-out_0-fake-quant"), so a predict job with
 // the same layers reads the moving ranges a train job learnt, and checkpoints carry them.
 #include <algorithm>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -157,13 +156,13 @@ class QatPlanner {
   // The op's only reader, if it has one. A batch normalization in training reads its input
   // three times (its mean, its variance and the normalization itself): that counts as one.
   std::optional<std::string> SoleReader(const std::string& name) const {
-    std::set<std::string> readers = Readers(name);
-    for (auto it = readers.begin(); it != readers.end();) {
-      const std::set<std::string> theirs = Readers(*it);
-      const bool folds = IsBatchNormStatistic(graph_.Op(*it).op_type()) &&
-                         std::includes(readers.begin(), readers.end(), theirs.begin(),
-                                       theirs.end());
-      it = folds ? readers.erase(it) : std::next(it);
+    const std::set<std::string> all = Readers(name);
+    std::set<std::string> readers;
+    for (const std::string& reader : all) {
+      const std::set<std::string> theirs = Readers(reader);
+      const bool folds = IsBatchNormStatistic(graph_.Op(reader).op_type()) &&
+                         std::includes(all.begin(), all.end(), theirs.begin(), theirs.end());
+      if (!folds) { readers.insert(reader); }
     }
     if (readers.size() != 1) { return std::nullopt; }
     return *readers.begin();
